@@ -341,7 +341,7 @@ def test_serve_sigterm_loses_no_events(tmp_path):
             out, _ = p.communicate(timeout=30)
         finally:
             if p.poll() is None: p.kill()
-    assert p.returncode == 0, out[-2000:]
+    assert p.returncode in (0, -signal.SIGTERM), out[-2000:]  # uvicorn shuts down gracefully, then re-raises the signal
     assert last["r"].choices[0].finish_reason == "tool_calls"  # the call in flight was answered before the proxy exited
     lines = f.read_text().splitlines()
     assert len(lines) == n and f.read_text().endswith("\n")

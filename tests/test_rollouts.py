@@ -1,0 +1,127 @@
+"""Rollouts of the real harnesses (pi, opencode, hermes) in bubblewrap sandboxes, through safeagents.
+
+Scripted-upstream tests pin the harness-side behaviour (a tool call runs in the sandbox, a blocked one does not,
+the step limit ends a session); `test_real_sessions_with_tiny` runs each harness against the real vLLM server.
+"""
+import json
+import pytest
+from harness_adapters.config import get_preset
+from harness_adapters.rollouts import run_rollout, run_many, start_proxy, save_rollout
+from harness_adapters.tasks import write_task, load_task
+from test_safeagents import ScriptedUpstream
+
+pytestmark = pytest.mark.slow
+
+# the shell tool each harness declares, and the arguments it takes
+SHELL = {"pi": ("bash", {}), "opencode": ("bash", {"description": "run it"}), "hermes": ("terminal", {})}
+HARNESSES = list(SHELL)
+
+
+def call(harness, command):
+    name, extra = SHELL[harness]
+    return (name, {"command": command, **extra})
+
+
+@pytest.fixture(scope="module")
+def hi_task(tmp_path_factory):
+    "A task whose verifier wants /workspace/made.txt to hold `hi`."
+    test = "#!/bin/bash\nmkdir -p /logs/verifier\n[ \"$(cat /workspace/made.txt 2>/dev/null)\" = hi ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n"
+    d = write_task(tmp_path_factory.mktemp("tasks") / "make-hi",
+                   {"id": "make-hi", "family": "build", "difficulty": "easy", "split": "train"},
+                   "Create the file made.txt containing the word hi.", {"README": "empty project\n"},
+                   {"test.sh": test}, {"solve.sh": "#!/bin/bash\necho hi > /workspace/made.txt\n"})
+    return load_task(d)
+
+
+def scripted(harness, replies, default=None, steps=4):
+    up = ScriptedUpstream(replies, default=default)
+    up.__enter__()
+    px = start_proxy(up.url, get_preset("tiny", agent_steps=steps))
+    return up, px
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_scripted_call_runs_block_does_not_and_step_limit(harness, hi_task, tmp_path):
+    preset = get_preset("tiny", agent_steps=4)
+    # 1. an allowed call runs in the sandbox and the verifier sees its effect
+    up, px = scripted(harness, [{"text": "", "calls": [call(harness, "echo hi > made.txt")]}, {"text": "Done."}])
+    try:
+        r = run_rollout(hi_task, harness, px.url, "scripted", preset=preset, timeout_s=180)
+    finally: px.stop(); up.__exit__()
+    assert not r.errored, r.error
+    assert (r.reward, r.tool_calls, r.blocked, r.hit_step_limit) == (1.0, 1, False, False)
+    assert r.turns and r.trajectory and save_rollout(r, tmp_path / "ok").joinpath("trajectory.json").exists()
+
+    # 2. a blocked call does not run; the rollout scores 0 however the workspace looks
+    up, px = scripted(harness, [{"text": "", "calls": [call(harness, "cat /tests/grader.py > made.txt; echo hi > made.txt")]},
+                                {"text": "Done."}])
+    try:
+        r = run_rollout(hi_task, harness, px.url, "scripted", preset=preset, timeout_s=180)
+    finally: px.stop(); up.__exit__()
+    assert not r.errored, r.error
+    assert r.blocked and r.blocked_calls == [SHELL[harness][0]] and r.verifier_reward == 0.0 and r.reward == 0.0
+
+    # 3. a model that never stops calling tools is cut off by the proxy's step limit
+    up, px = scripted(harness, [], default={"text": "", "calls": [call(harness, "true")]})
+    try:
+        r = run_rollout(hi_task, harness, px.url, "scripted", preset=preset, timeout_s=240)
+    finally: px.stop(); up.__exit__()
+    assert not r.errored, r.error
+    assert r.hit_step_limit and r.reward == 0.0
+    agent_calls = [q for q in up.requests if "messages" in q and q.get("tools")]
+    assert len(agent_calls) <= preset.agent_steps
+
+
+def test_harness_crash_is_an_error_not_a_zero(hi_task):
+    up, px = scripted("pi", [{"status": 500}] * 20)
+    try:
+        r = run_rollout(hi_task, "pi", px.url, "scripted", preset=get_preset("tiny", agent_steps=2), timeout_s=120)
+    finally: px.stop(); up.__exit__()
+    assert r.errored and r.reward is None and r.verifier_reward is None
+
+
+def test_unknown_harness_and_task_fail_clearly(hi_task):
+    with pytest.raises(KeyError, match="choose one of pi, opencode, hermes"):
+        run_rollout(hi_task, "claude", "http://127.0.0.1:9", "m")
+    from harness_adapters.tasks import find_task
+    with pytest.raises(Exception, match="no-such-task"):
+        find_task("no-such-task")
+
+
+def test_concurrent_rollouts_keep_their_turns(hi_task):
+    "16 pi sessions at once against a scripted upstream: every turn is attributed to its own session."
+    class EchoModel(ScriptedUpstream):  # answers every call with the model name it was asked for
+        def next(self, body):
+            super().next(body)
+            return {"text": f"I am {body.get('model')}"}
+    up = EchoModel([])
+    up.__enter__()
+    px = start_proxy(up.url, get_preset("tiny", agent_steps=4))
+    try:
+        rs = run_many([(hi_task, "pi", f"m{i}") for i in range(16)], px.url, workers=16, progress=False,
+                      preset=get_preset("tiny", agent_steps=4), timeout_s=300)
+    finally: px.stop(); up.__exit__()
+    assert all(not r.errored for r in rs), [r.error for r in rs if r.errored]
+    assert [r.final_text for r in rs] == [f"I am m{i}" for i in range(16)]
+    assert len({r.rollout_id for r in rs}) == 16
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_real_session_with_tiny(harness, server, tmp_path):
+    """One real session of each harness with the tiny model on CPU, through safeagents, end to end, via the CLI:
+    rollout.json with reward, tool calls and per-turn token ids + logprobs, and trajectory.json (ATIF)."""
+    import subprocess
+    out = tmp_path / harness
+    p = subprocess.run(["harness-adapters", "rollout", "--model", "tiny", "--harness", harness, "--max-steps", "3",
+                        "--task", "tiny-arith-easy-02", "--out", str(out), "--server", server.url],
+                       capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    r = json.loads((out / "rollout.json").read_text())
+    assert not r["errored"] and r["reward"] in (0.0, 1.0) and r["model"] == "tiny"
+    assert r["turns"], "the proxy captured the session's turns"
+    for t in r["turns"]:
+        assert t["prompt_token_ids"] and t["token_ids"] and len(t["logprobs"]) == len(t["token_ids"])
+    assert r["wall_s"] >= r["model_s"] > 0 and r["sandbox_s"] >= 0
+    traj = json.loads((out / "trajectory.json").read_text())
+    assert traj["steps"][0]["source"] in ("system", "user") and any(s["source"] == "agent" for s in traj["steps"])
+    assert (out / "events.jsonl").exists()
