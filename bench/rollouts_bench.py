@@ -26,7 +26,7 @@ class EchoModel(ScriptedUpstream):
     def next(self, body):
         super().next(body)
         done = any(m.get("role") == "tool" for m in body.get("messages", []))
-        if done: return {"text": f"I am {body.get('model')}"}
+        if done or not body.get("tools"): return {"text": f"I am {body.get('model')}"}
         return {"text": "", "calls": [("bash", {"command": "echo hi > made.txt"})]}
 
 

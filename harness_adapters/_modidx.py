@@ -190,6 +190,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                      'harness_adapters/rollouts.py'),
                                            'harness_adapters.rollouts._atomic_json': ( 'rollouts.html#_atomic_json',
                                                                                        'harness_adapters/rollouts.py'),
+                                           'harness_adapters.rollouts._last_agent_turn': ( 'rollouts.html#_last_agent_turn',
+                                                                                           'harness_adapters/rollouts.py'),
                                            'harness_adapters.rollouts._score': ('rollouts.html#_score', 'harness_adapters/rollouts.py'),
                                            'harness_adapters.rollouts.count_prefix_breaks': ( 'rollouts.html#count_prefix_breaks',
                                                                                               'harness_adapters/rollouts.py'),

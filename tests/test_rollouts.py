@@ -125,3 +125,16 @@ def test_real_session_with_tiny(harness, server, tmp_path):
     traj = json.loads((out / "trajectory.json").read_text())
     assert traj["steps"][0]["source"] in ("system", "user") and any(s["source"] == "agent" for s in traj["steps"])
     assert (out / "events.jsonl").exists()
+
+
+def test_harness_not_installed_is_a_clear_error(hi_task, tmp_path, monkeypatch):
+    "With an empty cache and no npm on PATH, pi cannot be installed: the error says so, and the rollout is errored."
+    from harness_adapters.harnesses import install, HarnessNotInstalled
+    from harness_adapters.sandbox import default_backend
+    backend = default_backend()
+    monkeypatch.setenv("HARNESS_ADAPTERS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(HarnessNotInstalled, match="pi needs npm"):
+        install("pi")
+    r = run_rollout(hi_task, "pi", "http://127.0.0.1:9", "m", timeout_s=30, backend=backend)
+    assert r.errored and "npm" in r.error and r.reward is None
