@@ -6,11 +6,12 @@ Both ways answer the same requests (greedy, `--requests` per adapter). "shared" 
 adapters by name and sends every adapter's requests concurrently. "merged" merges each adapter into full weights with
 PEFT (`merge_and_unload`), starts a server on the merged folder without LoRA, answers that adapter's requests, and
 stops it, adapter after adapter; each adapter's merged cost is measured once and the K=1, 3, 9 totals are the sums
-of the first K, since the merged runs are strictly sequential. Wall time and peak resident memory of the whole server
+of the first K, since the merged runs are strictly sequential. The two ways are interleaved (merged runs up to K,
+then the shared run for K) so that both see the same machine conditions. Wall time and peak resident memory of the whole server
 process tree are measured in this one run on this machine; the result is written to runs/bench/serve_adapters.json,
 a table to runs/bench/serve_adapters.md and a figure to runs/bench/serve_adapters.png.
 """
-import argparse, json, shutil, sys, threading, time
+import argparse, json, os, shutil, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -90,12 +91,12 @@ def main():
     for i, p in enumerate(adapters):
         if not (p / "adapter_model.safetensors").exists(): new_adapter(p, base, seed=100 + i)
 
-    merged = []
-    for i, p in enumerate(adapters):
-        merged.append(merged_one(p, base, work, a.requests, a.max_tokens))
-        print(f"merged adapter {i}: {merged[-1]['wall_s']:.1f} s", flush=True)
-    rows = []
-    for k in a.ks:
+    load_before = os.getloadavg()[0]
+    merged, rows = [], []
+    for k in sorted(a.ks):  # interleaved, so both ways see the same machine conditions
+        while len(merged) < k:
+            merged.append(merged_one(adapters[len(merged)], base, work, a.requests, a.max_tokens))
+            print(f"merged adapter {len(merged) - 1}: {merged[-1]['wall_s']:.1f} s", flush=True)
         s = shared(adapters[:k], a.requests, a.max_tokens)
         same = all(x == y["outputs"] for x, y in zip(s["outputs"], merged[:k]))
         m_wall = sum(r["wall_s"] for r in merged[:k])
@@ -106,7 +107,8 @@ def main():
         print(rows[-1], flush=True)
     meta = {"machine": f"{psutil.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB, CPU only",
             "model": "tiny (SmolLM2-135M-Instruct, float32)", "requests_per_adapter": a.requests,
-            "max_tokens": a.max_tokens, "merge_s_mean": round(sum(r["merge_s"] for r in merged) / len(merged), 1)}
+            "max_tokens": a.max_tokens, "merge_s_mean": round(sum(r["merge_s"] for r in merged) / len(merged), 1),
+            "load_average_1min_before_after": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
     (OUT / "serve_adapters.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     lines = ["| K | one server, K adapters (s) | merged, one server each (s) | speed-up | peak RSS shared (GiB) | peak RSS merged (GiB) | same greedy outputs |",
              "|---|---|---|---|---|---|---|"]
@@ -116,11 +118,11 @@ def main():
     import matplotlib; matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(5, 3.2))
-    ax.plot(a.ks, [r["merged_wall_s"] for r in rows], "o-", label="merged, one server per adapter")
-    ax.plot(a.ks, [r["shared_wall_s"] for r in rows], "o-", label="one server, K adapters")
+    ax.plot(sorted(a.ks), [r["merged_wall_s"] for r in rows], "o-", label="merged, one server per adapter")
+    ax.plot(sorted(a.ks), [r["shared_wall_s"] for r in rows], "o-", label="one server, K adapters")
     ax.set(xlabel="adapters (K)", ylabel="wall time (s)", title="Serving K adapters of tiny on CPU")
     ax.legend(); fig.tight_layout(); fig.savefig(OUT / "serve_adapters.png", dpi=120)
-    shutil.rmtree(work / "merged", ignore_errors=True)
+    for p in work.glob("merged-*"): shutil.rmtree(p, ignore_errors=True)
     print("\n".join(lines))
 
 
