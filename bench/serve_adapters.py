@@ -58,14 +58,19 @@ def shared(adapters, n, max_tokens):
     return {"wall_s": time.perf_counter() - t0, "peak_rss_gib": mem.peak / 2**30, "outputs": outs}
 
 
-def merged_one(adapter, base, work, n, max_tokens):
+def merge_adapter(adapter, base, dest):
+    "Merge the PEFT adapter at `adapter` into the weights at `base` (float32) and save a servable model folder at `dest`."
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    t0 = time.perf_counter()
-    dest = work / f"merged-{adapter.name}"
     model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32), adapter)
     model.merge_and_unload().save_pretrained(dest)
     AutoTokenizer.from_pretrained(base).save_pretrained(dest)
+    return Path(dest)
+
+
+def merged_one(adapter, base, work, n, max_tokens):
+    t0 = time.perf_counter()
+    dest = merge_adapter(adapter, base, work / f"merged-{adapter.name}")
     merge_s = time.perf_counter() - t0
     srv = VLLMServer(ServerConfig("tiny", model_path=str(dest), enable_lora=False))
     srv.start()

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from harness_adapters.serving import complete
-from harness_adapters.trainer import (HarnessGRPOTrainer, RolloutResult, TrainerConfig, TurnTokens, build_trainer,
+from harness_adapters.trainer import (HarnessGRPOTrainer, Rollout, TrainerConfig, TurnTokens, build_trainer,
                                       grpo_args, group_samples, pack_batch, packed_logprobs, served_version)
 
 pytestmark = pytest.mark.slow
@@ -68,7 +68,7 @@ def chat_ids(tok, question):
 def rollout(prompt, completion, reward, gid="g", logprobs=None, extra_turn=None):
     turns = [TurnTokens(list(prompt), list(completion), logprobs or [-1.0] * len(completion))]
     if extra_turn: turns.append(extra_turn)
-    return RolloutResult("t", gid, "pi", "pi@1", 1, reward, 0, False, False, False, None, turns)
+    return Rollout("t", gid, "pi", "pi@1", 1, verifier_reward=reward, turns=turns)
 
 
 def fixed_group(tok):
@@ -209,8 +209,8 @@ def arithmetic_group(url):
                          max_tokens=12, temperature=TEMPERATURE)
             nums = _NUM.findall(c.text or "")
             ok = float(bool(nums) and int(nums[-1]) == a + b)
-            out.append(RolloutResult(f"{a}+{b}", gid, "pi", model, served_version(model), ok, 0, False, False, False,
-                                     None, [TurnTokens(c.prompt_token_ids, c.token_ids, c.logprobs)]))
+            out.append(Rollout(f"{a}+{b}", gid, "pi", model, served_version(model), verifier_reward=ok,
+                               turns=[TurnTokens(c.prompt_token_ids, c.token_ids, c.logprobs)]))
         return out
     return run_group
 

@@ -1,6 +1,3 @@
-# PENDING: not collected by pytest (the name does not start with test_). Written for the training notebook, never
-# run to completion on this machine (see the session note). Verify with `pytest tests/pending_train.py -k offline -s`,
-# then rename to test_train.py.
 """The run notebook (`nbs/train.ipynb`) and `trainer.train_run` end to end on the tiny preset: real vLLM server,
 safeagents proxy, real harnesses in bubblewrap sandboxes, CPU training.
 
@@ -20,7 +17,7 @@ REQUIRED = ["step", "train/reward", "train/reward_verifier", "train/reward_bonus
             "train/tool_calls_per_solved", "train/blocked_calls", "batch/groups_per_step", "batch/samples_per_step",
             "rollout/dropped_stale", "batch/tokens_per_microbatch", "batch/token_budget", "time/generation_wait_s",
             "time/forward_backward_s", "time/sync_s", "adapter/version"]
-# Small steps for the in-process tests: groups of 4, one micro-batch of about one group.
+# Small steps for the in-process tests: groups of 4, one micro-batch (about two groups: pi's system prompt is shared).
 SMALL = dict(rollouts_per_task=4, groups_in_flight=1, micro_batches=1, token_budget=2048)
 
 
@@ -82,35 +79,34 @@ def test_foreign_run_dir_refused(tmp_path):
 
 # -- the README's main job, and its resume --------------------------------------------------------------------------
 
-def test_notebook_three_steps_then_resume(tmp_path):
+def test_notebook_one_step_then_resume(tmp_path):
+    "The README's main job at one step (the README's three were run by hand: see the README), then a resume to two."
     rd = tmp_path / "train-tiny"
     t0 = time.time()
-    r = papermill(tmp_path / "out.ipynb", model="tiny", steps=3, run_dir=rd)
+    r = papermill(tmp_path / "out.ipynb", model="tiny", steps=1, run_dir=rd)
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
-    print(f"3 steps (server start included) in {time.time() - t0:.0f} s")
+    print(f"1 step (server start included) in {time.time() - t0:.0f} s")
     rows = read_metrics(rd / "metrics.jsonl")
-    assert [x["step"] for x in rows] == [1, 2, 3] and all(k in rows[0] for k in REQUIRED)
-    print("per step:", [{k: x[k] for k in ("step", "batch/groups_per_step", "batch/samples_per_step",
-                                           "time/generation_wait_s", "time/forward_backward_s", "time/sync_s")} for x in rows])
-    assert all(x["batch/samples_per_step"] > 0 for x in rows)
+    assert [x["step"] for x in rows] == [1] and all(k in rows[0] for k in REQUIRED)
+    assert rows[0]["batch/samples_per_step"] > 0 and rows[0]["batch/tokens_per_microbatch"] <= rows[0]["batch/token_budget"]
     assert (rd / "events.jsonl").exists() and json.loads((rd / "config.json").read_text())["config"]["model"] == "tiny"
     recs = list((rd / "rollouts").glob("*/*.json"))
     assert any(p.name.endswith(".trajectory.json") for p in recs) and any(not p.name.endswith(".trajectory.json") for p in recs)
-    assert checkpoint_steps(rd / "checkpoints") == [3]
-    check_checkpoint(rd / "checkpoints" / "step-3", "pi")
-    assert (rd / "figures" / "train.png").exists() and (ROOT / "figures" / "train-tiny-train.png").exists()
+    assert checkpoint_steps(rd / "checkpoints") == [1]
+    check_checkpoint(rd / "checkpoints" / "step-1", "pi")
+    assert (rd / "figures" / "train.png").exists()
     no_partial_files(rd)
-    v3 = rows[-1]["adapter/version"]
+    v1 = rows[-1]["adapter/version"]
 
-    r = papermill(tmp_path / "out2.ipynb", model="tiny", steps=4, run_dir=rd)
+    r = papermill(tmp_path / "out2.ipynb", model="tiny", steps=2, run_dir=rd)
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
     rows = read_metrics(rd / "metrics.jsonl")
-    assert [x["step"] for x in rows] == [1, 2, 3, 4]                     # continued at 4, nothing repeated
-    assert rows[-1]["adapter/version"] > v3                              # versions keep counting
-    assert checkpoint_steps(rd / "checkpoints") == [3, 4]
-    st = json.loads((rd / "checkpoints" / "step-4" / "trainer_state.json").read_text())
-    assert st["global_step"] == 4
-    print(f"resumed to step 4; total {time.time() - t0:.0f} s")
+    assert [x["step"] for x in rows] == [1, 2]                           # continued at 2, nothing repeated
+    assert rows[-1]["adapter/version"] > v1                              # versions keep counting
+    assert checkpoint_steps(rd / "checkpoints") == [1, 2]
+    st = json.loads((rd / "checkpoints" / "step-2" / "trainer_state.json").read_text())
+    assert st["global_step"] == 2
+    print(f"resumed to step 2; total {time.time() - t0:.0f} s")
 
 
 # -- in process, on one server for two trainers ---------------------------------------------------------------------
@@ -140,27 +136,27 @@ def test_two_trainers_share_one_server(server12, proxy, tmp_path, tiny_dir):
         tag = orig(name, path, version=version); loads.append((time.time(), tag)); return tag
     server12.adapters.load = spy
     try:
-        run = RunConfig(harness="pi,hermes", steps=2, run_dir=str(tmp_path / "two"), checkpoint_every=1, **SMALL)
+        run = RunConfig(harness="pi,hermes", steps=1, run_dir=str(tmp_path / "two"), checkpoint_every=1, **SMALL)
         t0 = time.time()
         trainers = train_run(run, server12, proxy.url, progress=False)
-        print(f"two trainers, 2 steps each, in {time.time() - t0:.0f} s; loads {[t for _, t in loads]}")
+        print(f"two trainers, 1 step each, in {time.time() - t0:.0f} s; loads {[t for _, t in loads]}")
     finally:
         server12.adapters.load = orig
     tags = [t for _, t in loads]
     for h in ("pi", "hermes"):
-        assert [t for t in tags if t.startswith(h + "@")] == [f"{h}@1", f"{h}@2", f"{h}@3"]
-        assert trainers[h].model_version == 3
+        assert [t for t in tags if t.startswith(h + "@")] == [f"{h}@1", f"{h}@2"]
+        assert trainers[h].model_version == 2
         recs = [json.loads(p.read_text()) for p in (trainer_dir(run, h) / "rollouts").glob("*/*.json")
                 if not p.name.endswith(".trajectory.json")]
         assert recs and all(r["harness"] == h for r in recs)
         assert not [r["error"] for r in recs if r["errored"]], f"{h} rollouts errored"
         assert {r["model"].split("@")[0] for r in recs} <= {h, "tiny"}
-        assert [x["step"] for x in read_metrics(trainer_dir(run, h) / "metrics.jsonl")] == [1, 2]
-    # the loads interleave: one trainer's adapter loaded while the other's sessions ran
-    assert {t.split("@")[0] for t in tags[1:-1]} == {"pi", "hermes"}
+        assert [x["step"] for x in read_metrics(trainer_dir(run, h) / "metrics.jsonl")] == [1]
+    # each trainer's step-1 adapter was loaded while the other trainer was still running sessions or training
+    assert {t.split("@")[0] for t in tags} == {"pi", "hermes"} and len(tags) == 4
 
     # a checkpoint loads with PEFT and with vLLM
-    ck = trainer_dir(run, "pi") / "checkpoints" / "step-2"
+    ck = trainer_dir(run, "pi") / "checkpoints" / "step-1"
     check_checkpoint(ck, "pi")
     import torch
     from peft import PeftModel
@@ -179,7 +175,7 @@ def test_two_trainers_share_one_server(server12, proxy, tmp_path, tiny_dir):
 
 def test_server_dies_mid_run(server12, proxy, tmp_path):
     "Killing the server mid-run ends it with a clear error; every record on disk is whole, and the run is resumable."
-    run = RunConfig(harness="pi", steps=4, run_dir=str(tmp_path / "dies"), checkpoint_every=1, **SMALL)
+    run = RunConfig(harness="pi", steps=3, run_dir=str(tmp_path / "dies"), checkpoint_every=1, **SMALL)
     metrics = Path(run.run_dir) / "metrics.jsonl"
     def killer():
         while not (metrics.exists() and read_metrics(metrics)): time.sleep(1)
@@ -190,7 +186,7 @@ def test_server_dies_mid_run(server12, proxy, tmp_path):
     rd = Path(run.run_dir)
     no_partial_files(rd)
     done = checkpoint_steps(rd / "checkpoints")
-    assert done and done[-1] < 4
+    assert done and done[-1] < 3
     last = last_checkpoint(rd / "checkpoints")
     assert json.loads((last / "trainer_state.json").read_text())["global_step"] == done[-1]
     assert all(x["step"] <= done[-1] + 1 for x in read_metrics(metrics))
@@ -215,18 +211,18 @@ def offline_trainer(tiny_dir, out: Path, max_steps: int, card: dict):
     "A `HarnessGRPOTrainer` fed by the real worker around a fake `run_group` (fixed answers, one rewarded)."
     from peft import LoraConfig
     from transformers import AutoTokenizer
-    from harness_adapters.trainer import (HarnessGRPOTrainer, HarnessRolloutWorker, MetricsLog, RolloutResult,
+    from harness_adapters.trainer import (HarnessGRPOTrainer, HarnessRolloutWorker, MetricsLog, Rollout,
                                           TrainerConfig, TurnTokens, grpo_args, served_version)
     tok = AutoTokenizer.from_pretrained(tiny_dir)
     end = tok.convert_tokens_to_ids("<|im_end|>")
     def run_group(task, n, model):
         p = tok.apply_chat_template([{"role": "user", "content": f"What is {task}?"}], add_generation_prompt=True,
                                     tokenize=True, return_dict=False)
-        outs = []
+        outs, gid = [], f"{task}-{time.time_ns()}"
         for i in range(n):
             ids = tok.encode(["7", "six", "I do not know", "Blue"][i % 4], add_special_tokens=False) + [end]
-            outs.append(RolloutResult(task, f"{task}-{time.time_ns()}", "pi", model, served_version(model), float(i == 0),
-                                      1, False, False, False, None, [TurnTokens(p, ids, [-1.0] * len(ids))]))
+            outs.append(Rollout(task, gid, "pi", model, served_version(model), verifier_reward=float(i == 0),
+                                tool_calls=1, turns=[TurnTokens(p, ids, [-1.0] * len(ids))]))
         return outs
     cfg = TrainerConfig("pi", rollouts_per_task=4, groups_in_flight=1, max_queued_samples=16)
     args = grpo_args("tiny", cfg, out, "http://127.0.0.1:9", max_steps=max_steps, learning_rate=1e-3,

@@ -1,0 +1,271 @@
+"""The evaluator: paired statistics on synthetic outcomes, bad inputs, resume, and (slow) the base model and three
+checkpoints evaluated in one real vLLM server on held-out tiny tasks, with tables, figures and the report written."""
+import json, shutil, time
+from pathlib import Path
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness_adapters.evaluator import (Checkpoint, CheckpointError, EvalConfig, EvalResult, NoCheckpoints, ResultStore,
+                                        arms, compare, evaluate, find_checkpoints, interval, plan_jobs, read_checkpoint,
+                                        run_jobs, summary, validate_checkpoints, write_tables)
+from harness_adapters.config import get_preset
+from harness_adapters.rollouts import Rollout
+from harness_adapters.tasks import Task
+
+
+# -- helpers ---------------------------------------------------------------------------------------------------------
+
+def paired_results(n_tasks=60, k=4, delta=0.15, seed=0, families=("qa", "data")):
+    "Synthetic sessions: base solves task t with p_t ~ U(0.15, 0.6), the checkpoint with p_t + delta."
+    rng, out = np.random.default_rng(seed), []
+    for i in range(n_tasks):
+        p = rng.uniform(0.15, 0.6)
+        for arm, q, step in (("base", p, None), ("step-10", p + delta, 10)):
+            for a in range(k):
+                ok = bool(rng.random() < q)
+                out.append(EvalResult(arm, "pi", f"t{i:03d}", a, families[i % len(families)], ("easy", "medium", "hard")[i % 3],
+                                      step, reward=float(ok), solved=ok, tool_calls=3 if arm == "base" else 2, wall_s=5.0))
+    return out
+
+
+def fake_checkpoint(root: Path, step: int, harness="pi", preset="tiny", rank=32, card=True, agent_steps=8) -> Path:
+    "A checkpoint folder with what validation reads (config + card), written atomically like the trainer's."
+    final, tmp = root / f"step-{step}", root / f".staging-step-{step}"
+    tmp.mkdir(parents=True)
+    (tmp / "adapter_config.json").write_text(json.dumps({"peft_type": "LORA", "r": rank}))
+    if card:
+        (tmp / "card.json").write_text(json.dumps({
+            "base_model": {"preset": preset, "source": get_preset(preset).source}, "harness": {"name": harness},
+            "adapter": {"step": step, "lora": {"rank": rank}},
+            "tool_policy": {"config": "lean", "agent_steps": agent_steps, "session_timeout_s": 300}, "training": {"max_tokens": 96}}))
+    tmp.rename(final)
+    return final
+
+
+def fake_task(tid, family="qa", difficulty="easy"):
+    return Task(tid, family, difficulty, "heldout", Path("/nonexistent"), "?")
+
+
+class FakeRunner:
+    "Stands in for `run_rollout`: attempt 0 solves; from call `crash_at` on the 'process' is dead (KeyboardInterrupt)."
+    def __init__(self, crash_at=None, delay=0.0): self.calls, self.crash_at, self.delay = [], crash_at, delay
+    def __call__(self, task, harness, proxy_url, model, preset=None, group_id=None, model_version=0):
+        time.sleep(self.delay)
+        self.calls.append((model, task.id, group_id))
+        if self.crash_at and len(self.calls) >= self.crash_at: raise KeyboardInterrupt
+        ok = group_id.endswith("a0")
+        return Rollout(task.id, group_id, harness, model, model_version, rollout_id=f"r{len(self.calls)}",
+                       reward=float(ok), verifier_reward=float(ok), tool_calls=1, wall_s=1.0)
+
+
+# -- statistics ------------------------------------------------------------------------------------------------------
+
+def test_known_difference_is_recovered_within_its_interval():
+    c = compare(paired_results(delta=0.15))
+    row = c[c["slice"] == "all"].iloc[0]
+    assert row.n_tasks == 60 and row.delta_lo <= 15 <= row.delta_hi, row.to_dict()
+    assert row.delta_text.startswith("+") and " ± " in row.delta_text
+    assert row.calls_change_pct == pytest.approx(-100 / 3)                   # 3 -> 2 calls per solved task
+
+
+@pytest.mark.parametrize("method,sims", [("t", 600), ("bootstrap", 200)])
+def test_interval_coverage_is_about_95_percent(method, sims):
+    "Over many simulated evaluations (40 tasks, 4 attempts, a true +10 points), the 95% interval covers +10 ~95% of the time."
+    rng = np.random.default_rng(7)
+    pb = rng.uniform(0.1, 0.6, (sims, 40))
+    d = (rng.binomial(4, pb + 0.1) - rng.binomial(4, pb)) / 4
+    cover = np.mean([lo <= 0.1 <= hi for _, _, lo, hi in (interval(x, method=method, n_boot=2000) for x in d)])
+    assert 0.91 <= cover <= 0.985, cover
+
+
+def test_zero_difference_is_not_significant_and_one_task_has_no_interval():
+    res = paired_results(delta=0.0, seed=3)
+    row = compare(res).query("slice == 'all'").iloc[0]
+    assert row.delta_lo <= 0 <= row.delta_hi
+    one = [r for r in res if r.task_id == "t000"]
+    assert compare(one).query("slice == 'all'").delta_text.item().endswith("± —")
+
+
+def test_family_with_no_tasks_is_absent_not_zero(tmp_path):
+    res = paired_results(n_tasks=30, families=("qa",))
+    c, s = compare(res), summary(res)
+    for fam in ("data", "repair", "build", "extend"):
+        row = c[(c["slice"] == "family") & (c.group == fam)].iloc[0]
+        assert row.n_tasks == 0 and np.isnan(row.delta) and np.isnan(row.pass1) and row.delta_text == "—"
+        assert np.isnan(s[(s.arm == "base") & (s.group == fam)].pass1.item())
+    paths = write_tables(res, tmp_path)
+    assert "| pi | step-10 | build | 0 | — | — | — |" in paths["markdown"].read_text()
+    back = pd.read_csv(paths["comparison"])
+    assert np.isnan(back[back.group == "build"].pass1.item())               # NaN on disk too, not 0
+
+
+def test_errored_sessions_count_for_nothing():
+    res = [EvalResult("base", "pi", "t1", 0, "qa", "easy", reward=1.0, solved=True),
+           EvalResult("step-1", "pi", "t1", 0, "qa", "easy", 1, errored=True, error="verifier crashed"),
+           EvalResult("base", "pi", "t2", 0, "qa", "easy", reward=0.0),
+           EvalResult("step-1", "pi", "t2", 0, "qa", "easy", 1, reward=1.0, solved=True)]
+    row = compare(res).query("slice == 'all'").iloc[0]
+    assert (row.n_tasks, row.delta) == (1, 100.0)                             # only t2 pairs
+    assert summary(res).query("arm == 'step-1' and slice == 'all'").errored.item() == 1
+
+
+# -- bad input -------------------------------------------------------------------------------------------------------
+
+def test_checkpoint_of_another_base_model_is_refused_before_anything_starts(tmp_path):
+    run = tmp_path / "run"
+    fake_checkpoint(run / "checkpoints", 10)
+    fake_checkpoint(run / "checkpoints", 20, preset="lfm3")
+    t0 = time.monotonic()
+    with pytest.raises(CheckpointError, match=r"checkpoint step-20 \(.*\) was trained on base model 'lfm3' \(LiquidAI/LFM3-1.7B\); "
+                                              r"this evaluation serves 'tiny'"):
+        evaluate(EvalConfig(run_dir=str(run), tasks="tiny-arith-easy-01"))
+    assert time.monotonic() - t0 < 30 and not (run / "eval" / "results.jsonl").exists()
+
+
+def test_checkpoint_of_another_rank_is_refused(tmp_path):
+    cks = [read_checkpoint(fake_checkpoint(tmp_path / "a", 10)), read_checkpoint(fake_checkpoint(tmp_path / "b", 20, rank=8))]
+    with pytest.raises(CheckpointError, match="checkpoint b/step-20 .* has LoRA rank 8; tiny adapters have rank 32"):
+        validate_checkpoints(cks, "tiny", check_shapes=False)
+    bad = fake_checkpoint(tmp_path / "c", 5)
+    (bad / "adapter_config.json").write_text(json.dumps({"peft_type": "LORA", "r": 16}))
+    with pytest.raises(CheckpointError, match="card says LoRA rank 32 but adapter_config.json says r=16"):
+        read_checkpoint(bad)
+
+
+def test_real_adapter_of_another_shape_is_refused(tmp_path, tiny_dir):
+    "Without a card, the tensors are checked against the base: an adapter whose shapes are not tiny's is refused."
+    from safetensors.torch import save_file
+    import torch
+    d = tmp_path / "checkpoints" / "step-1"; d.mkdir(parents=True)
+    (d / "adapter_config.json").write_text(json.dumps({"peft_type": "LORA", "r": 32, "base_model_name_or_path": ""}))
+    save_file({"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight": torch.zeros(32, 2048)},
+              str(d / "adapter_model.safetensors"))
+    with pytest.raises(CheckpointError, match="checkpoint step-1: .*different base model"):
+        validate_checkpoints([read_checkpoint(d, arm="step-1", harness="pi")], "tiny")
+
+
+def test_run_without_checkpoints_says_so_and_watch_waits(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"checkpoint_every": 10, "steps": 50, "harnesses": {"pi": "x"}}))
+    with pytest.raises(NoCheckpoints, match=r"has no checkpoints yet .* writes one every 10 steps .* watch the run"):
+        evaluate(EvalConfig(run_dir=str(tmp_path)))
+    t0 = time.monotonic()
+    with pytest.raises(NoCheckpoints, match="waited"):
+        evaluate(EvalConfig(run_dir=str(tmp_path), watch=True, poll_s=0.1, idle_timeout_s=0.5))
+    assert time.monotonic() - t0 >= 0.5
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        find_checkpoints(tmp_path / "nope")
+
+
+def test_cli_reports_missing_checkpoints_in_one_line(tmp_path, capsys):
+    from harness_adapters.cli import main
+    assert main(["eval", "--run-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "has no checkpoints yet" in out and "Traceback" not in out
+
+
+def test_training_task_is_refused(tmp_path):
+    fake_checkpoint(tmp_path / "checkpoints", 1)
+    with pytest.raises(ValueError, match="tiny-arith-easy-02: training task"):
+        evaluate(EvalConfig(run_dir=str(tmp_path), tasks="tiny-arith-easy-02"), proxy_url="http://x", runner=FakeRunner())
+
+
+# -- resume and watch ------------------------------------------------------------------------------------------------
+
+def test_interrupted_eval_resumes_without_rerunning_finished_sessions(tmp_path):
+    run = tmp_path / "run"
+    for s in (1, 2): fake_checkpoint(run / "checkpoints", s)
+    tasks = [fake_task("t1"), fake_task("t2", "data", "hard")]
+    cfg = lambda: EvalConfig(run_dir=str(run), tasks=tasks, attempts=2, workers=1)
+    crash = FakeRunner(crash_at=7)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(cfg(), proxy_url="http://proxy", runner=crash, progress=False)
+    finished = ResultStore(run / "eval").read()
+    assert len(finished) == 6                                                 # 6 of 12 sessions were done
+    resume = FakeRunner()
+    o = evaluate(cfg(), proxy_url="http://proxy", runner=resume, progress=False)
+    assert (o.ran, len(resume.calls), len(o.results)) == (6, 6, 12)
+    ran_again = {(m, t, g) for m, t, g in resume.calls}
+    assert not ran_again & {(m, t, g) for m, t, g in crash.calls[:6]}       # nothing finished ran twice
+    lines = (run / "eval" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 12 and len({tuple(json.loads(l)[k] for k in ("arm", "harness", "task_id", "attempt")) for l in lines}) == 12
+    assert evaluate(cfg(), proxy_url="http://proxy", runner=FakeRunner(), progress=False).ran == 0
+
+
+def test_watch_picks_up_checkpoints_as_they_land(tmp_path):
+    import threading
+    run = tmp_path / "run"; run.mkdir()
+    (run / "config.json").write_text(json.dumps({"steps": 3, "checkpoint_every": 1, "harnesses": {"pi": "x"}}))
+    fake_checkpoint(run / "checkpoints", 1)
+    timers = [threading.Timer(t, fake_checkpoint, (run / "checkpoints", s)) for t, s in ((0.4, 2), (0.9, 3))]
+    for t in timers: t.start()
+    o = evaluate(EvalConfig(run_dir=str(run), tasks=[fake_task("t1")], attempts=1, watch=True, poll_s=0.05, idle_timeout_s=10),
+                 proxy_url="http://proxy", runner=FakeRunner(delay=0.1), progress=False)
+    assert sorted({r.arm for r in o.results}) == ["base", "step-1", "step-2", "step-3"]
+    assert set(o.comparison.arm) == {"step-1", "step-2", "step-3"}
+
+
+# -- the real thing: base + 3 checkpoints in one server -----------------------------------------------------------
+
+TASKS = "tiny-arith-easy-01,tiny-arith-easy-10"        # held-out, measured solve rates 0.75 and 0.375
+
+
+@pytest.fixture(scope="module")
+def real_run(adapters, tmp_path_factory):
+    "A run folder with three checkpoints (the session's PEFT adapters) and cards written by the trainer's own functions."
+    from harness_adapters.trainer import RunConfig, run_card, write_card
+    run = tmp_path_factory.mktemp("runs") / "train-tiny"
+    rc = RunConfig(run_dir=str(run), steps=3, checkpoint_every=1)
+    (run / "config.json").parent.mkdir(parents=True, exist_ok=True)
+    (run / "config.json").write_text(json.dumps({"run_id": "t", "config": rc.identity(), "steps": 3, "checkpoint_every": 1,
+                                                 "harnesses": {"pi": "0.73.1"}}))
+    card = run_card(rc.session_preset, "pi", "t", training={**rc.identity(), "checkpoint_every": 1})
+    for step, name in enumerate(["zero", "a", "b"], start=1):
+        d = run / "checkpoints" / f"step-{step}"
+        shutil.copytree(adapters[name], d)
+        write_card(d, card, step=step, version=step)
+    (run / "metrics.jsonl").write_text("".join(json.dumps({"step": s, "harness": "pi", "train/reward": 0.1 * s,
+        "train/pass_rate": 0.1 * s, "train/tool_calls_per_solved": 1.0, "batch/groups_per_step": 1,
+        "batch/samples_per_step": 8}) + "\n" for s in (1, 2, 3)))
+    return run
+
+
+@pytest.mark.slow
+def test_base_and_three_checkpoints_in_one_server(real_run, server, tmp_path):
+    t0 = time.monotonic()
+    cfg = EvalConfig(run_dir=str(real_run), tasks=TASKS, attempts=1, workers=4)
+    o = evaluate(cfg, server=server, progress=False)
+    took = time.monotonic() - t0
+    assert {r.arm for r in o.results} == {"base", "step-1", "step-2", "step-3"} and len(o.results) == 8
+    assert not [r.error for r in o.results if r.errored]
+    served = {r.arm: r.served for r in o.results}
+    assert served["base"] == "tiny" and all(served[f"step-{i}"] == f"eval-step-{i}@1" for i in (1, 2, 3))
+    assert all(r.harness == "pi" and r.session for r in o.results)
+    assert not any(n.startswith("eval-") for n in server.adapters.names())   # unloaded again: the server is as found
+    # the paired table, by family and difficulty (tiny held-out tasks are all qa: the other families are absent)
+    out = real_run / "eval"
+    c = pd.read_csv(out / "comparison.csv")
+    assert set(c.arm) == {"step-1", "step-2", "step-3"} and len(c) == 3 * 9
+    assert (c[(c["slice"] == "family") & (c.group == "qa")].n_tasks == 2).all()
+    assert c[(c["slice"] == "family") & (c.group == "build")].pass1.isna().all()
+    assert "Δ pass@1" in (out / "comparison.md").read_text() and (out / "events.jsonl").exists()
+    # each session's rollout and conversation were saved where the dashboard looks
+    from harness_adapters.dashboard import find_session, write_figures, write_report
+    assert all(find_session(real_run, r.session) for r in o.results)
+    figs = write_figures([real_run], tmp_path / "figures")
+    assert len(figs) == 3 and all(p.stat().st_size > 5000 for p in figs)
+    assert "Held-out evaluation" in write_report(real_run).read_text()
+    print(f"8 sessions (base + 3 checkpoints x 2 tasks) in {took:.0f} s")
+
+
+@pytest.mark.slow
+def test_real_eval_resumes_after_interruption(real_run, server):
+    "After the run above: drop the last session (as if the job was killed), evaluate again: only that one runs."
+    out = real_run / "eval" / "results.jsonl"
+    lines = out.read_text().splitlines()
+    assert len(lines) == 8, "needs test_base_and_three_checkpoints_in_one_server first"
+    kept = lines[:7]
+    out.write_text("\n".join(kept) + "\n")
+    o = evaluate(EvalConfig(run_dir=str(real_run), tasks=TASKS, attempts=1, workers=2), server=server, progress=False)
+    assert o.ran == 1 and len(o.results) == 8
+    assert out.read_text().splitlines()[:7] == kept                              # finished sessions untouched
