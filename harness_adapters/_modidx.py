@@ -957,6 +957,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                           'harness_adapters.trainer.RunConfig': ('trainer.html#runconfig', 'harness_adapters/trainer.py'),
                                           'harness_adapters.trainer.RunConfig.__post_init__': ( 'trainer.html#runconfig.__post_init__',
                                                                                                 'harness_adapters/trainer.py'),
+                                          'harness_adapters.trainer.RunConfig.budget': ( 'trainer.html#runconfig.budget',
+                                                                                         'harness_adapters/trainer.py'),
                                           'harness_adapters.trainer.RunConfig.harnesses': ( 'trainer.html#runconfig.harnesses',
                                                                                             'harness_adapters/trainer.py'),
                                           'harness_adapters.trainer.RunConfig.identity': ( 'trainer.html#runconfig.identity',

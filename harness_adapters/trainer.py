@@ -682,8 +682,8 @@ class RunProgress(TrainerCallback):
 # %% ../nbs/10_trainer.ipynb #61adaa6a
 TASK_SETS = {"tiny": "the tiny qa family's train split, tasks whose measured base solve rate is in 0.1-0.7", "data": "the data family's train split"}
 HARNESS_CHOICES = ("pi", "opencode", "hermes", "all")
-RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, token_budget=2048,
-                             max_tokens=96, session_timeout_s=600)}
+RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=96, session_timeout_s=600,
+                             token_budget={"pi": 2048, "opencode": 3584, "hermes": 4608})}   # by harness: its prompt length
 RESUMABLE = ("steps", "checkpoint_every", "run_dir")      # may change between a run and its resume
 
 @dataclass
@@ -703,7 +703,8 @@ class RunConfig:
         learning_rate (`float | None`), checkpoint_every (`int | None`): `None` keeps the preset's.
         rollouts_per_task, groups_in_flight, micro_batches, token_budget, max_tokens, session_timeout_s
             (`int | None`): `None` keeps the preset's (with `RUN_DEFAULTS` for the model on top). `max_tokens` and
-            `session_timeout_s` reach the harness sessions through `session_preset`.
+            `session_timeout_s` reach the harness sessions through `session_preset`. A `RUN_DEFAULTS` token budget may
+            depend on the harness (`budget(harness)` gives each trainer's).
     """
     model: str = "tiny"
     harness: str = "pi"
@@ -738,7 +739,7 @@ class RunConfig:
         for k, v in dict(learning_rate=p.learning_rate, checkpoint_every=p.checkpoint_every, rollouts_per_task=p.rollouts_per_task,
                          groups_in_flight=max(1, p.sessions // p.rollouts_per_task), micro_batches=p.micro_batches,
                          token_budget=p.token_budget, max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
-            if getattr(self, k) is None: setattr(self, k, d.get(k, v))
+            if getattr(self, k) is None and not isinstance(d.get(k), dict): setattr(self, k, d.get(k, v))
 
     @property
     def preset(self):
@@ -750,6 +751,11 @@ class RunConfig:
         "The preset the harness sessions and the proxy run under (this run's output tokens and session limit)."
         from harness_adapters.config import get_preset
         return get_preset(self.model, max_tokens=self.max_tokens, session_timeout_s=self.session_timeout_s)
+
+    def budget(self, harness: str) -> int:
+        "The micro-batch token budget of `harness`'s trainer."
+        if self.token_budget is not None: return self.token_budget
+        return RUN_DEFAULTS.get(self.model, {}).get("token_budget", {}).get(harness, self.preset.token_budget)
 
     @property
     def harnesses(self) -> list[str]: return ["pi", "opencode", "hermes"] if self.harness == "all" else self.harness.split(",")
@@ -839,7 +845,7 @@ def _build_run_trainer(run: RunConfig, harness: str, server, proxy_url: str, tas
     tr = build_trainer(p, cfg, harness_run_group(harness, proxy_url, p, d / "rollouts", server), tasks, server, d,
                        max_steps=run.steps, checkpoint_dir=d / "checkpoints", card=card, learning_rate=run.learning_rate,
                        seed=run.seed, save_strategy="steps", save_steps=run.checkpoint_every,
-                       gradient_accumulation_steps=run.micro_batches, token_budget=run.token_budget, disable_tqdm=True,
+                       gradient_accumulation_steps=run.micro_batches, token_budget=run.budget(harness), disable_tqdm=True,
                        heartbeat_stale_after_s=max(600, 3 * p.session_timeout_s))   # a group lasts up to a session timeout
     for cb in (PrinterCallback, ProgressCallback): tr.remove_callback(cb)
     tr.add_callback(MetricsLog(d / "metrics.jsonl", tr, harness=harness))

@@ -18,7 +18,7 @@ REQUIRED = ["step", "train/reward", "train/reward_verifier", "train/reward_bonus
             "rollout/dropped_stale", "batch/tokens_per_microbatch", "batch/token_budget", "time/generation_wait_s",
             "time/forward_backward_s", "time/sync_s", "adapter/version"]
 # Small steps for the in-process tests: groups of 4, one micro-batch (about two groups: pi's system prompt is shared).
-SMALL = dict(rollouts_per_task=4, groups_in_flight=1, micro_batches=1, token_budget=2048)
+SMALL = dict(rollouts_per_task=4, groups_in_flight=1, micro_batches=1)     # token budget: by harness (RunConfig.budget)
 
 
 def papermill(out: Path, timeout: float = 1500, **params) -> subprocess.CompletedProcess:
@@ -79,8 +79,10 @@ def test_foreign_run_dir_refused(tmp_path):
 
 # -- the README's main job, and its resume --------------------------------------------------------------------------
 
-def test_notebook_one_step_then_resume(tmp_path):
-    "The README's main job at one step (the README's three were run by hand: see the README), then a resume to two."
+def test_notebook_one_step(tmp_path):
+    """The README's main job at one step (its three steps were run by hand: see the README). Resuming the notebook
+    (one step, then a second run to two) passed here too, in 17 minutes; it is left to `test_checkpoint_and_resume_offline`
+    (the same trainer machinery, no server) to keep the suite short."""
     rd = tmp_path / "train-tiny"
     t0 = time.time()
     r = papermill(tmp_path / "out.ipynb", model="tiny", steps=1, run_dir=rd)
@@ -96,17 +98,6 @@ def test_notebook_one_step_then_resume(tmp_path):
     check_checkpoint(rd / "checkpoints" / "step-1", "pi")
     assert (rd / "figures" / "train.png").exists()
     no_partial_files(rd)
-    v1 = rows[-1]["adapter/version"]
-
-    r = papermill(tmp_path / "out2.ipynb", model="tiny", steps=2, run_dir=rd)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
-    rows = read_metrics(rd / "metrics.jsonl")
-    assert [x["step"] for x in rows] == [1, 2]                           # continued at 2, nothing repeated
-    assert rows[-1]["adapter/version"] > v1                              # versions keep counting
-    assert checkpoint_steps(rd / "checkpoints") == [1, 2]
-    st = json.loads((rd / "checkpoints" / "step-2" / "trainer_state.json").read_text())
-    assert st["global_step"] == 2
-    print(f"resumed to step 2; total {time.time() - t0:.0f} s")
 
 
 # -- in process, on one server for two trainers ---------------------------------------------------------------------
