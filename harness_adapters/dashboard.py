@@ -13,8 +13,9 @@ from matplotlib.figure import Figure
 
 # %% auto #0
 __all__ = ['EVENT_COLS', 'CSS', 'REPORT_COLS', 'VERDICTS', 'read_jsonl', 'RunView', 'load_run', 'find_runs', 'find_session',
-           'conversation_html', 'fig_training', 'fig_heldout', 'fig_groups', 'png', 'write_figures', 'table_html',
-           'report_html', 'write_report', 'Dashboard', 'report_cli']
+           'conversation_html', 'fig_training', 'fig_heldout', 'fig_groups', 'train_rollouts', 'base_rates', 'vs_base',
+           'learning_summary', 'fig_vs_base', 'png', 'write_figures', 'table_html', 'report_html', 'write_report',
+           'Dashboard', 'report_cli']
 
 # %% ../nbs/13_dashboard.ipynb #9bcf3852
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
@@ -42,6 +43,7 @@ class RunView:
     summary: pd.DataFrame       # eval/summary.csv: each arm's pass@1 and the rest, by slice
     comparison: pd.DataFrame    # eval/comparison.csv: each checkpoint against the base model, paired
     sessions: pd.DataFrame      # eval/results.jsonl: one row per evaluation session
+    groups: pd.DataFrame        # vs_base.csv: each training group against its task's base solve rate (`vs_base`)
 
     @property
     def name(self) -> str: return self.path.name
@@ -70,7 +72,8 @@ def load_run(run_dir: str | os.PathLike) -> RunView:
     if not d.is_dir(): raise FileNotFoundError(f"run dir {d} does not exist")
     config = json.loads((d / "config.json").read_text()) if (d / "config.json").exists() else {}
     return RunView(d, config, _metrics(d, config), _events(d), _csv(d / "eval" / "summary.csv"),
-                   _csv(d / "eval" / "comparison.csv"), pd.DataFrame(read_jsonl(d / "eval" / "results.jsonl")))
+                   _csv(d / "eval" / "comparison.csv"), pd.DataFrame(read_jsonl(d / "eval" / "results.jsonl")),
+                   _csv(d / "vs_base.csv"))
 
 def find_runs(root: str | os.PathLike = "runs") -> list[Path]:
     "The run folders under `root`: those with a config, metrics or an evaluation."
@@ -191,6 +194,77 @@ def fig_groups(run: RunView) -> Figure:
         a.axhline(0, color="gray", lw=1); a.set_title(f"{last} − base by {kind} (points, 95% CI)", fontsize=10)
     return fig
 
+# %% ../nbs/13_dashboard.ipynb #47a5bd8c
+def train_rollouts(run_dir: str | os.PathLike) -> pd.DataFrame:
+    "The run's training rollouts, one row each (saved under `<run>/rollouts/` or `<run>/<harness>/rollouts/`)."
+    d, rows = Path(run_dir), []
+    for f in sorted(d.glob("rollouts/*/*.json")) + sorted(d.glob("*/rollouts/*/*.json")):
+        if f.name.endswith(".trajectory.json") or f.relative_to(d).parts[0] == "eval": continue
+        try: r = json.loads(f.read_text())
+        except (OSError, json.JSONDecodeError): continue
+        rows.append({k: r.get(k) for k in ("harness", "group_id", "task_id", "model_version", "verifier_reward", "reward",
+                                           "tool_calls", "blocked", "errored")})
+    return pd.DataFrame(rows)
+
+def base_rates() -> dict[str, float]:
+    "Task id -> the base model's measured solve rate, for every task that has one."
+    from harness_adapters.tasks import list_tasks
+    return {t.id: t.reference_solve_rate for t in list_tasks() if t.reference_solve_rate is not None}
+
+def vs_base(rollouts: pd.DataFrame, rates: dict[str, float]) -> pd.DataFrame:
+    "Per training group: harness, task, the version that generated it, its pass rate, the task's base rate and the excess."
+    cols = ["harness", "group_id", "task_id", "version", "n", "pass_rate", "base_rate", "excess"]
+    if not len(rollouts): return pd.DataFrame(columns=cols)
+    r = rollouts.dropna(subset=["model_version", "verifier_reward"])
+    r = r[~r.errored.fillna(False).astype(bool) & r.task_id.isin(list(rates))]
+    if not len(r): return pd.DataFrame(columns=cols)
+    g = r.groupby(["harness", "group_id", "task_id"], as_index=False).agg(
+        version=("model_version", "min"), n=("verifier_reward", "size"), pass_rate=("verifier_reward", lambda s: float((s >= 1).mean())))
+    g["base_rate"] = g.task_id.map(rates)
+    g["excess"] = g.pass_rate - g.base_rate
+    return g[cols].sort_values(["harness", "version", "group_id"], ignore_index=True)
+
+def _mean_ci(x) -> tuple[float, float]:
+    "Mean and the half-width of its 95 % Student t interval (NaN half-width for fewer than two values)."
+    from scipy import stats
+    x = np.asarray(x, float)
+    if len(x) < 2: return (float(x.mean()) if len(x) else float("nan")), float("nan")
+    return float(x.mean()), float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+
+def learning_summary(groups: pd.DataFrame, late_from: int | None = None) -> pd.DataFrame:
+    "Mean excess over the base rate (points, 95 % CI) of the base policy's groups (version 1) and of late ones (version >= `late_from`, default: the upper half)."
+    rows = []
+    for h, g in groups.groupby("harness"):
+        cut = late_from or int(np.ceil((g.version.max() + 1) / 2))
+        for label, sel in (("version 1 (base)", g.version == 1), (f"versions {cut}+", g.version >= cut), ("all", g.version > 0)):
+            m, ci = _mean_ci(100 * g.excess[sel])
+            rows.append({"harness": h, "groups": label, "n_groups": int(sel.sum()), "n_rollouts": int(g.n[sel].sum()),
+                         "pass_rate": round(100 * g.pass_rate[sel].mean(), 1) if sel.any() else float("nan"),
+                         "base_rate": round(100 * g.base_rate[sel].mean(), 1) if sel.any() else float("nan"),
+                         "excess": round(m, 1), "excess_ci": round(ci, 1)})
+    return pd.DataFrame(rows)
+
+def fig_vs_base(runs: list) -> Figure:
+    "Each training group's pass rate minus its task's base rate (the run's `vs_base.csv`), by the adapter version that generated it, with the mean per version."
+    fig = Figure(figsize=(7, 3.8), layout="constrained")
+    ax = fig.subplots()
+    drawn = False
+    for r in runs:
+        for h, gh in (r.groups.groupby("harness") if len(r.groups) else []):
+            jitter = np.random.default_rng(0).uniform(-0.12, 0.12, len(gh))
+            pts = ax.plot(gh.version + jitter, 100 * gh.excess, "o", alpha=0.35, ms=4)
+            per = [(v, *_mean_ci(100 * x.excess)) for v, x in gh.groupby("version")]
+            v, m, ci = map(np.array, zip(*per))
+            ax.errorbar(v, m, np.nan_to_num(ci), fmt="s-", capsize=3, color=pts[0].get_color(), label=f"{r.name} {h}")
+            drawn = True
+    ax.axhline(0, color="gray", lw=1)
+    ax.set(xlabel="adapter version that generated the group (1 = base)", ylabel="points",
+           title="training groups: pass rate − task's base solve rate (mean per version, 95% CI)")
+    ax.title.set_fontsize(10)
+    if drawn: ax.legend(fontsize=7)
+    else: ax.text(0.5, 0.5, "no vs_base.csv (training groups against base rates)", ha="center", va="center", transform=ax.transAxes, color="gray")
+    return fig
+
 # %% ../nbs/13_dashboard.ipynb #1e200081
 def png(fig: Figure, dpi: int = 100) -> bytes:
     "The figure as PNG bytes."
@@ -198,11 +272,12 @@ def png(fig: Figure, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 def write_figures(run_dirs: list, out: str | os.PathLike = "figures") -> list[Path]:
-    "Write each run's figures as `<out>/<run>-{training,heldout,heldout-groups}.png` (and into the run's `figures/`)."
+    "Write each run's figures as `<out>/<run>-{training,vs-base,heldout,heldout-groups}.png` (and into the run's `figures/`)."
     paths = []
     for rd in run_dirs:
         r = load_run(rd)
-        for name, fig in (("training", fig_training([r])), ("heldout", fig_heldout([r])), ("heldout-groups", fig_groups(r))):
+        for name, fig in (("training", fig_training([r])), ("vs-base", fig_vs_base([r])), ("heldout", fig_heldout([r])),
+                          ("heldout-groups", fig_groups(r))):
             data = png(fig)
             for d, fname in ((Path(out), f"{r.name}-{name}.png"), (r.path / "figures", f"{name}.png")):
                 d.mkdir(parents=True, exist_ok=True); (d / fname).write_bytes(data)
@@ -224,7 +299,8 @@ REPORT_COLS = {"harness": "harness", "arm": "checkpoint", "group": "tasks", "n_t
 
 def _fmt(v) -> str:
     if v is None or v is pd.NA or (isinstance(v, float) and not np.isfinite(v)): return "—"
-    return f"{v:.1f}" if isinstance(v, (float, np.floating)) else _esc(v)
+    if not isinstance(v, (float, np.floating)): return _esc(v)
+    return f"{v:.1f}" if v == 0 or abs(v) >= 0.95 else f"{v:.3g}"   # points to one decimal; rewards, learning rates in full
 
 def table_html(df: pd.DataFrame, cols: dict[str, str]) -> str:
     "An HTML table of `df`'s columns `cols` (column -> header); NaN shows as `—`."
@@ -250,6 +326,7 @@ def report_html(run_dir: str | os.PathLike) -> str:
         parts.append(f"<p>{len(r.metrics)} steps logged; the last:</p>" + table_html(r.metrics.tail(1), {k: k for k in
                      ["harness", "step", "train/reward", "train/pass_rate", "train/tool_calls_per_solved", "train/blocked_calls",
                       "batch/groups_per_step", "batch/samples_per_step"]}))
+    parts.append(_vs_base_html(r))
     parts.append("<h2>Held-out evaluation</h2>")
     if len(r.comparison):
         n_sess = len(r.sessions)
@@ -262,6 +339,15 @@ def report_html(run_dir: str | os.PathLike) -> str:
     else: parts.append("<p class='muted'>no evaluation yet (eval/comparison.csv)</p>")
     parts.append(_events_html(r))
     return "\n".join(parts) + "</body></html>\n"
+
+def _vs_base_html(r: RunView) -> str:
+    if not len(r.groups): return ""
+    s = learning_summary(r.groups)
+    s["excess_text"] = [f"{m:+.1f} ± {c:.1f}" if np.isfinite(c) else f"{m:+.1f}" for m, c in zip(s.excess, s.excess_ci)]
+    return ("<h3>Against the base model</h3><p>Each training group's pass rate minus its task's measured base solve rate, "
+            "by the adapter version that generated it (version 1 is the base model).</p>" + _img(fig_vs_base([r])) +
+            table_html(s, {"harness": "harness", "groups": "groups", "n_groups": "groups (n)", "n_rollouts": "rollouts",
+                           "pass_rate": "pass rate %", "base_rate": "base rate %", "excess_text": "excess (points, 95% CI)"}))
 
 def _events_html(r: RunView) -> str:
     ev = r.events

@@ -202,10 +202,10 @@ def save_rollout(r: Rollout, out: str | Path) -> Path:
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
 
 def start_proxy(upstream: str, preset: ModelPreset, events: str | None = None, plugins=PACKS):
-    "A safeagents proxy in this process, in capture mode, with the preset's step limit."
+    "A safeagents proxy in this process, in capture mode, with the preset's step limit and sampling temperature."
     from harness_adapters.safeagents import Proxy, ProxyConfig
-    return Proxy(ProxyConfig(upstream, plugins=tuple(plugins), events=events, capture=True,
-                             max_steps=preset.agent_steps)).start()
+    return Proxy(ProxyConfig(upstream, plugins=tuple(plugins), events=events, capture=True, max_steps=preset.agent_steps,
+                             sampling={"temperature": preset.temperature, "top_p": 1.0})).start()
 
 # %% ../nbs/09_rollouts.ipynb #6208bb1b
 def rollout_cli(argv: list[str]) -> int:

@@ -20,16 +20,16 @@ from .atif_io import anthropic_steps, openai_steps, parse_arguments
 from .detectors import Finding, Scanner, seen_text, stage1, verdict_of
 
 # %% auto #0
-__all__ = ['JUDGE_SYSTEM', 'SESSION_PATH', 'HOP', 'SCRUB', 'GuardEvent', 'Turn', 'notice', 'Decision', 'Guard', 'JudgeError',
-           'judge_prompt', 'parse_verdict', 'URLJudge', 'EventLog', 'guard_event', 'declared_openai',
-           'rewrite_openai_message', 'declared_anthropic', 'rewrite_anthropic_content', 'SSEParser', 'sse',
-           'OpenAIStream', 'AnthropicStream', 'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json',
+__all__ = ['JUDGE_SYSTEM', 'SESSION_PATH', 'HOP', 'SAMPLING_CLEARED', 'SCRUB', 'GuardEvent', 'Turn', 'notice', 'Decision',
+           'Guard', 'JudgeError', 'judge_prompt', 'parse_verdict', 'URLJudge', 'EventLog', 'guard_event',
+           'declared_openai', 'rewrite_openai_message', 'declared_anthropic', 'rewrite_anthropic_content', 'SSEParser',
+           'sse', 'OpenAIStream', 'AnthropicStream', 'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json',
            'fwd_headers', 'upstream_error', 'passthrough', 'send', 'final_text', 'guard_check', 'openai_decide',
-           'capture_body', 'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat', 'openai_guard_response',
-           'close_upstream', 'openai_relay', 'anthropic_decide', 'anthropic_final', 'anthropic_final_stream',
-           'anthropic_messages', 'anthropic_relay', 'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub',
-           'check_trajectory', 'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'cmd_check',
-           'cmd_scrub', 'cmd_publish', 'parser', 'main']
+           'sampling_body', 'capture_body', 'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat',
+           'openai_guard_response', 'close_upstream', 'openai_relay', 'anthropic_decide', 'anthropic_final',
+           'anthropic_final_stream', 'anthropic_messages', 'anthropic_relay', 'turns_endpoint', 'make_app', 'Proxy',
+           'scrub_text', 'scrub', 'check_trajectory', 'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve',
+           'cmd_check', 'cmd_scrub', 'cmd_publish', 'parser', 'main']
 
 # %% ../nbs/05_safeagents.ipynb #aa3443bf
 @dataclass(slots=True)
@@ -406,6 +406,11 @@ class ProxyConfig:
         capture (`bool`): ask the upstream for token ids and logprobs and keep each turn per session (OpenAI chat
             only: vLLM's `/v1/messages` cannot return them, so Anthropic turns are kept without ids).
         max_steps (`int | None`): model calls a session may make; the next ones get a plain final message.
+        sampling (`dict | None`): sampling parameters set on every upstream request in place of the client's, e.g.
+            `{"temperature": 0.8, "top_p": 1.0}`; the client's `SAMPLING_CLEARED` keys are dropped with them. A
+            trainer sets it: the harness's own settings (or the server's defaults, when it sends none) would
+            otherwise decide the distribution that the captured logprobs come from, which the trainer's importance
+            ratios assume is its own (softmax at its temperature, nothing truncated).
 
     Parameters that bound bad input:
         max_body (`int`): largest request body accepted, bytes (larger: 413).
@@ -419,6 +424,7 @@ class ProxyConfig:
     events: str|None = None
     capture: bool = False
     max_steps: int|None = None
+    sampling: dict|None = None
     max_body: int = 32 * 1024 * 1024
     timeout_s: float = 600.0
 
@@ -528,8 +534,16 @@ async def openai_decide(st:ProxyState, body:dict, msg:dict, session) -> list[Dec
     st.record(ds, "openai", session)
     return ds
 
+SAMPLING_CLEARED = ("top_k", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty", "logit_bias")
+
+def sampling_body(st:ProxyState, body:dict) -> dict:
+    "The request with the proxy's `sampling` settings in place of the client's (unchanged when none are set)."
+    if not st.cfg.sampling: return body
+    return {**{k: v for k, v in body.items() if k not in SAMPLING_CLEARED}, **st.cfg.sampling}
+
 def capture_body(st:ProxyState, body:dict) -> dict:
-    "The request as sent upstream: in capture mode with vLLM's token ids and logprobs switched on."
+    "The request as sent upstream: the proxy's sampling settings, and in capture mode vLLM's token ids and logprobs."
+    body = sampling_body(st, body)
     return {**body, "return_token_ids": True, "logprobs": True} if st.cfg.capture else body
 
 def keep_turn(st:ProxyState, session, api, prompt_ids, ids, logprobs, finish, ds,
@@ -660,7 +674,7 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
         text = final_text(st, session)
         return StreamingResponse(anthropic_final_stream(body, text), media_type="text/event-stream") if stream else JSONResponse(anthropic_final(body, text))
     t0 = time.perf_counter()
-    up = await send(st, path, req, body, stream)
+    up = await send(st, path, req, sampling_body(st, body), stream)
     if isinstance(up, Response): return up
     if stream: return StreamingResponse(anthropic_relay(st, body, up, session, t0), media_type="text/event-stream")
     try: data = copy.deepcopy(up.json())
@@ -851,7 +865,8 @@ def judge_from_args(a):
 
 def config_from_args(a) -> ProxyConfig:
     "The `ProxyConfig` of `safeagents serve`'s arguments."
-    return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), a.events, a.capture, a.max_steps, timeout_s=a.timeout)
+    return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), a.events, a.capture, a.max_steps,
+                       sampling=None if a.temperature is None else {"temperature": a.temperature, "top_p": 1.0}, timeout_s=a.timeout)
 
 def cmd_serve(a):
     "Serve until interrupted (SIGINT or SIGTERM: uvicorn finishes open requests, then the events file is closed)."
@@ -907,6 +922,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--judge-model", help="the model --judge-url serves")
     s.add_argument("--judge-timeout", type=float, default=30.0, help="seconds per judge call (past it the call stands as stages 1-2 decided)")
     s.add_argument("--capture", action="store_true", help="request and keep token ids and logprobs per session")
+    s.add_argument("--temperature", type=float, help="sample every request at this temperature (top_p 1), whatever the client asks")
     s.add_argument("--max-steps", type=int, help="model calls a session may make")
     s.add_argument("--timeout", type=float, default=600.0, help="upstream timeout, seconds")
     c = sub.add_parser("check", help="verdicts for a saved request/response pair or ATIF trajectory")

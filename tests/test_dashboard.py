@@ -102,8 +102,9 @@ def test_reading_runs(runs, tmp_path):
 
 def test_figures_and_standalone_report(runs, tmp_path):
     figs = write_figures(runs, tmp_path / "figures")
-    assert [p.name for p in figs][:3] == ["train-demo-training.png", "train-demo-heldout.png", "train-demo-heldout-groups.png"]
-    assert all(p.read_bytes()[:4] == b"\x89PNG" for p in figs) and len(figs) == 6
+    assert [p.name for p in figs][:4] == ["train-demo-training.png", "train-demo-vs-base.png", "train-demo-heldout.png",
+                                          "train-demo-heldout-groups.png"]
+    assert all(p.read_bytes()[:4] == b"\x89PNG" for p in figs) and len(figs) == 8
     for rd in runs:
         rep = write_report(rd)
         text = rep.read_text()

@@ -346,3 +346,16 @@ def test_serve_sigterm_loses_no_events(tmp_path):
     lines = f.read_text().splitlines()
     assert len(lines) == n and f.read_text().endswith("\n")
     assert [json.loads(l)["verdict"] for l in lines] == ["allow"] * n and {json.loads(l)["session"] for l in lines} == {"sig"}
+
+
+@pytest.mark.slow
+def test_sampling_set_by_the_proxy(rig):
+    "With `sampling`, the upstream samples at the proxy's temperature whatever the client asks, on both APIs."
+    import anthropic, openai
+    up, px = rig([{"text": "a"}, {"text": "b"}], sampling={"temperature": 0.8, "top_p": 1.0})
+    msgs = [{"role": "user", "content": "hi"}]
+    openai.OpenAI(base_url=px.base_url("t1"), api_key="x").chat.completions.create(
+        model="m", messages=msgs, temperature=0.2, top_p=0.5, extra_body={"top_k": 5})
+    anthropic.Anthropic(base_url=px.url + "/s/t2", api_key="x").messages.create(model="m", max_tokens=10, messages=msgs, extra_body={"temperature": 0.3, "top_k": 5})
+    for r in up.requests:
+        assert (r["temperature"], r["top_p"], "top_k" in r) == (0.8, 1.0, False), r
