@@ -253,7 +253,7 @@ def test_base_and_three_checkpoints_in_one_server(real_run, server, tmp_path):
     from harness_adapters.dashboard import find_session, write_figures, write_report
     assert all(find_session(real_run, r.session) for r in o.results)
     figs = write_figures([real_run], tmp_path / "figures")
-    assert len(figs) == 3 and all(p.stat().st_size > 5000 for p in figs)
+    assert len(figs) == 4 and all(p.stat().st_size > 5000 for p in figs)   # training, vs-base, held-out, by group
     assert "Held-out evaluation" in write_report(real_run).read_text()
     print(f"8 sessions (base + 3 checkpoints x 2 tasks) in {took:.0f} s")
 
