@@ -225,11 +225,9 @@ def vs_base(rollouts: pd.DataFrame, rates: dict[str, float]) -> pd.DataFrame:
     return g[cols].sort_values(["harness", "version", "group_id"], ignore_index=True)
 
 def _mean_ci(x) -> tuple[float, float]:
-    "Mean and the half-width of its 95 % Student t interval (NaN half-width for fewer than two values)."
-    from scipy import stats
-    x = np.asarray(x, float)
-    if len(x) < 2: return (float(x.mean()) if len(x) else float("nan")), float("nan")
-    return float(x.mean()), float(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    "Mean and the half-width of its 95 % Student t interval (the evaluator's `interval`; NaN for fewer than two values)."
+    from harness_adapters.evaluator import interval
+    return interval(x)[:2]
 
 def learning_summary(groups: pd.DataFrame, late_from: int | None = None) -> pd.DataFrame:
     "Mean excess over the base rate (points, 95 % CI) of the base policy's groups (version 1) and of late ones (version >= `late_from`, default: the upper half)."
