@@ -939,6 +939,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                      'harness_adapters/tinytasks.py'),
                                             'harness_adapters.tinytasks.in_band': ( 'tinytasks.html#in_band',
                                                                                     'harness_adapters/tinytasks.py'),
+                                            'harness_adapters.tinytasks.merge_rates': ( 'tinytasks.html#merge_rates',
+                                                                                        'harness_adapters/tinytasks.py'),
                                             'harness_adapters.tinytasks.solve_rates_file': ( 'tinytasks.html#solve_rates_file',
                                                                                              'harness_adapters/tinytasks.py'),
                                             'harness_adapters.tinytasks.training_tasks': ( 'tinytasks.html#training_tasks',

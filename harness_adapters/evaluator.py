@@ -655,6 +655,8 @@ def eval_cli(argv: list[str]) -> int:
     ap.add_argument("--attempts", type=int, default=2, help="sessions per arm and task")
     ap.add_argument("--workers", type=int, default=None, help="sessions in flight (default: the preset's)")
     ap.add_argument("--no-base", action="store_true", help="do not run the base model")
+    ap.add_argument("--allow-train", action="store_true",
+                    help="accept training tasks given by id (to re-measure training reward; not a held-out evaluation)")
     ap.add_argument("--guard", choices=["on", "off"], default="on")
     ap.add_argument("--watch", action="store_true", help="evaluate each new checkpoint of --run-dir as it lands")
     ap.add_argument("--poll", type=float, default=30.0, help="seconds between looks for new checkpoints")
@@ -665,8 +667,8 @@ def eval_cli(argv: list[str]) -> int:
     a = ap.parse_args(argv)
     try:
         cfg = EvalConfig(a.model, a.run_dir, a.checkpoint or None, a.harness, not a.no_base, a.tasks, a.limit, a.attempts,
-                         workers=a.workers, guard=a.guard == "on", watch=a.watch, poll_s=a.poll, idle_timeout_s=a.idle_timeout,
-                         out=a.out, method=a.method)
+                         allow_train=a.allow_train, workers=a.workers, guard=a.guard == "on", watch=a.watch,
+                         poll_s=a.poll, idle_timeout_s=a.idle_timeout, out=a.out, method=a.method)
     except ValueError as e: ap.error(str(e))
     try: o = evaluate(cfg)
     except (CheckpointError, NoCheckpoints) as e:

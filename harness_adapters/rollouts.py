@@ -254,7 +254,8 @@ def measure_solve_rates(tasks: list[Task], harness: str, proxy_url: str, model: 
         if not ok: raise RuntimeError(f"every rollout of {task.id} errored: {rs[0].error}")
         done[task.id] = {"solve_rate": round(sum(r.reward == 1.0 for r in ok) / len(ok), 4), "samples": len(ok),
                          "errored": len(rs) - len(ok), "model": model, "harness": harness,
-                         "tool_calls_mean": round(sum(r.tool_calls for r in ok) / len(ok), 2)}
+                         "tool_calls_mean": round(sum(r.tool_calls for r in ok) / len(ok), 2),
+                         "temperature": get_preset(preset).temperature}  # the proxy samples at the preset's
         _atomic_json(out, dict(sorted(done.items())))
     return done
 

@@ -10,8 +10,8 @@ from .config import cache_dir
 from .tasks import write_task, heldout_split, load_task, list_tasks, Task
 
 # %% auto #0
-__all__ = ['ITEMS', 'GRADE_FINAL', 'GENERATOR_VERSION', 'PER_CELL', 'build_tasks', 'solve_rates_file', 'generate', 'in_band',
-           'training_tasks']
+__all__ = ['ITEMS', 'GRADE_FINAL', 'GENERATOR_VERSION', 'PER_CELL', 'build_tasks', 'solve_rates_file', 'merge_rates', 'generate',
+           'in_band', 'training_tasks']
 
 # %% ../nbs/07b_tinytasks.ipynb #e5190ea9
 ITEMS = ["apple", "banana", "cherry", "grape", "lemon", "mango", "orange", "peach", "pear", "plum"]
@@ -84,6 +84,18 @@ def _apply_rates(root: Path, rates: dict) -> None:
     from harness_adapters.tasks import set_reference
     for tid, m in rates.items():
         if (root / tid).is_dir(): set_reference(root / tid, m["solve_rate"], m["model"], m["harness"], m["samples"])
+
+# %% ../nbs/07b_tinytasks.ipynb #bd3cd39f
+def merge_rates(measured: str | Path, into: str | Path | None = None) -> dict:
+    "Replace the entries of `into` (default: the committed file) with those measured in the JSON file `measured`."
+    into = Path(into or solve_rates_file())
+    new = json.loads(Path(measured).read_text())
+    if not isinstance(new, dict) or any("solve_rate" not in v for v in new.values()):
+        raise ValueError(f"{measured} is not a `harness-adapters measure` output (task id -> entry with solve_rate)")
+    rates = {**(json.loads(into.read_text()) if into.exists() else {}), **new}
+    tmp = into.with_suffix(".tmp")
+    tmp.write_text(json.dumps(dict(sorted(rates.items())), indent=1) + "\n"); tmp.replace(into)
+    return rates
 
 # %% ../nbs/07b_tinytasks.ipynb #effb1883
 def generate(force: bool = False) -> Path:
