@@ -90,7 +90,7 @@ def merge_rates(measured: str | Path, into: str | Path | None = None) -> dict:
     "Replace the entries of `into` (default: the committed file) with those measured in the JSON file `measured`."
     into = Path(into or solve_rates_file())
     new = json.loads(Path(measured).read_text())
-    if not isinstance(new, dict) or any("solve_rate" not in v for v in new.values()):
+    if not isinstance(new, dict) or any(not isinstance(v, dict) or "solve_rate" not in v for v in new.values()):
         raise ValueError(f"{measured} is not a `harness-adapters measure` output (task id -> entry with solve_rate)")
     rates = {**(json.loads(into.read_text()) if into.exists() else {}), **new}
     tmp = into.with_suffix(".tmp")
