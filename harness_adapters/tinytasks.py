@@ -93,8 +93,8 @@ def merge_rates(measured: str | Path, into: str | Path | None = None) -> dict:
     if not isinstance(new, dict) or any(not isinstance(v, dict) or "solve_rate" not in v for v in new.values()):
         raise ValueError(f"{measured} is not a `harness-adapters measure` output (task id -> entry with solve_rate)")
     rates = {**(json.loads(into.read_text()) if into.exists() else {}), **new}
-    tmp = into.with_suffix(".tmp")
-    tmp.write_text(json.dumps(dict(sorted(rates.items())), indent=1) + "\n"); tmp.replace(into)
+    from harness_adapters.tasks import _atomic_write
+    _atomic_write(into, json.dumps(dict(sorted(rates.items())), indent=1) + "\n")
     return rates
 
 # %% ../nbs/07b_tinytasks.ipynb #effb1883
