@@ -288,7 +288,7 @@ table{border-collapse:collapse;font-size:13px;margin:.5em 0}td,th{border:1px sol
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}img{max-width:100%}
 pre{white-space:pre-wrap;margin:2px 0;font-size:12px}.notice{background:#fde2e2}.call{color:#0645ad}.obs{color:#555}
 .step{border-left:3px solid #ddd;padding-left:6px;margin:4px 0}.step.agent{border-color:#8ab}.step.user{border-color:#ba8}
-details{margin:2px 0}summary{cursor:pointer}.muted{color:#777}"""
+details{margin:2px 0}summary{cursor:pointer}.muted{color:#777}.wide{overflow-x:auto;max-width:100%}"""
 
 REPORT_COLS = {"harness": "harness", "arm": "checkpoint", "group": "tasks", "n_tasks": "n", "pass1_base": "base pass@1 %",
                "pass1": "pass@1 %", "delta_text": "Δ pass@1 (points, 95% CI)", "calls_per_solved_base": "base calls/solved",
@@ -317,8 +317,8 @@ def report_html(run_dir: str | os.PathLike) -> str:
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{_esc(r.name)}: report</title><style>{CSS}</style></head><body>",
              f"<h1>Run {_esc(r.name)}</h1><p class='muted'>report written {time.strftime('%Y-%m-%d %H:%M')} from the files in "
              f"{_esc(r.path)}</p>"]
-    if cfg: parts.append(table_html(pd.DataFrame([{**cfg, "steps": r.config.get("steps"), "checkpoint_every": r.config.get("checkpoint_every")}]),
-                                    {k: k for k in [*cfg, "steps", "checkpoint_every"]}))
+    if cfg: parts.append("<div class='wide'>" + table_html(pd.DataFrame([{**cfg, "steps": r.config.get("steps"), "checkpoint_every": r.config.get("checkpoint_every")}]),
+                                    {k: k for k in [*cfg, "steps", "checkpoint_every"]}) + "</div>")   # a row of every setting: scrolls, never cut
     parts += ["<h2>Training</h2>", _img(fig_training([r]))]
     if len(r.metrics):
         parts.append(f"<p>{len(r.metrics)} steps logged; the last:</p>" + table_html(r.metrics.tail(1), {k: k for k in

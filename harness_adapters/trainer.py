@@ -607,6 +607,8 @@ METRIC_KEYS = {   # metrics.jsonl name <- TRL's log key
     "train/tool_calls_per_solved": "rollout/tool_calls_solved", "train/blocked_calls": "rollout/blocked_calls_total",
     "train/blocked_rollouts": "rollout/blocked_total", "train/timed_out": "rollout/timed_out",
     "train/loss": "loss", "train/grad_norm": "grad_norm", "train/learning_rate": "learning_rate",
+    # groups_per_step counts the groups *first* trained in a step: a group split across steps by the token budget
+    # counts once, so a step may show 0 groups and 6 samples (samples_per_step is the count to read for step size)
     "batch/groups_per_step": "batch/groups_per_step", "batch/samples_per_step": "batch/samples_per_step",
     "batch/microbatches": "batch/microbatches_per_step", "batch/tokens_per_microbatch": "batch/row_tokens_mean",
     "batch/tokens_per_microbatch_max": "batch/row_tokens_max", "batch/trained_tokens": "batch/trained_tokens_per_step",

@@ -116,3 +116,26 @@ def test_bad_adapters_fail_clearly_and_server_stays_up(server, adapters, tiny_di
 
     assert "x" not in reg.names()
     _base_still_answers(server)
+
+
+def test_base_rows_stay_base_in_a_batch_with_an_adapter(server, adapters):
+    """The evaluator runs base and checkpoint sessions of one task side by side, and the trainer's versions share
+    batches: a row must get its own adapter (or none) even when long prompts of both are prefilled in one batch."""
+    from concurrent.futures import ThreadPoolExecutor
+    tag = server.adapters.load("mixed", adapters["a"])
+    rules = " ".join(f"Rule {i}: answer item {i} carefully and briefly." for i in range(70))   # ~1,000 tokens
+    prompts = [[{"role": "user", "content": f"{rules}\nTask {k}: write a short story about a dog named {n}."}]
+               for k, n in enumerate(["Rex", "Bo"])]
+    ask = lambda m, p: complete(server.url, m, p, max_tokens=16, temperature=0)
+    try:
+        alone = {m: [ask(m, p) for p in prompts] for m in ("tiny", tag)}
+        assert all(b.token_ids != a.token_ids for b, a in zip(alone["tiny"], alone[tag])), "the adapter must change the output"
+        with ThreadPoolExecutor(2 * len(prompts)) as ex:
+            futs = {m: [ex.submit(ask, m, p) for p in prompts] for m in ("tiny", tag)}
+            mixed = {m: [f.result() for f in fs] for m, fs in futs.items()}
+        for m in ("tiny", tag):
+            for one, both in zip(alone[m], mixed[m]):
+                assert both.token_ids == one.token_ids, f"{m}: a row batched with the other model's changed"
+                assert max(abs(x - y) for x, y in zip(both.logprobs, one.logprobs)) < LOGPROB_ATOL
+    finally:
+        server.adapters.unload("mixed")
