@@ -6,7 +6,7 @@ One server (two LoRA slots), one proxy, 8 in-band training tasks, pi, 96 output 
 must not move when a checkpoint's sessions run beside it, and the checkpoint's own rate is measured in the same run.
 Each condition's sessions go to OUT/<condition>.jsonl; a condition already there is kept.
 """
-import json, sys, time
+import json
 from pathlib import Path
 from harness_adapters.config import get_preset
 from harness_adapters.serving import VLLMServer, ServerConfig
@@ -16,7 +16,7 @@ import argparse
 ap = argparse.ArgumentParser(); ap.add_argument("checkpoint"); ap.add_argument("--attempts", type=int, default=4)
 ap.add_argument("--out", default="runs/bench/base_beside_adapter"); a = ap.parse_args()
 out = Path(a.out); out.mkdir(parents=True, exist_ok=True); n = a.attempts
-tasks = training_tasks("train")[::3][:8]
+tasks = training_tasks("train")[::3][:8]   # the tasks of bench/base_paths.py
 preset = get_preset("tiny", max_tokens=96, session_timeout_s=600)
 srv = VLLMServer(ServerConfig("tiny", max_loras=2)).start()
 ad = srv.adapters.load("pi24", a.checkpoint)
@@ -24,7 +24,7 @@ px = start_proxy(srv.url, preset)
 try:
     for cond, jobs in [("base-alone", [(t, "pi", "tiny") for _ in range(n) for t in tasks]),
                        ("interleaved", [(t, "pi", m) for _ in range(n) for t in tasks for m in ("tiny", ad)])]:
-        f, t0 = out / f"{cond}.jsonl", time.time()
+        f = out / f"{cond}.jsonl"
         if f.exists():
             from harness_adapters.rollouts import rollout_from_dict
             rs = [rollout_from_dict(json.loads(l)) for l in f.read_text().splitlines()]

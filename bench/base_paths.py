@@ -16,10 +16,11 @@ Conditions, named `<model>-<max tokens>-<order>`:
 - `base-96-mixed`: the base, 96 tokens, sessions interleaved across tasks (as the evaluator schedules them);
 - `base-512-group`: the base with the preset's 512 tokens, grouped (as `measure` runs).
 """
-import argparse, json, math, sys, time
+import argparse, json, sys, time
 from pathlib import Path
 
 from harness_adapters.config import get_preset
+from harness_adapters.evaluator import interval
 from harness_adapters.models import tiny_model_dir
 from harness_adapters.rollouts import rollout_to_dict, run_many, start_proxy
 from harness_adapters.serving import ServerConfig, VLLMServer, new_adapter
@@ -37,14 +38,6 @@ def jobs_for(cond: str, tasks: list, samples: int, zero: str) -> tuple[list, obj
     return jobs, get_preset("tiny", max_tokens=int(max_tokens), session_timeout_s=600)
 
 
-def t_interval(xs: list[float]) -> tuple[float, float]:
-    "Mean and 95 % Student t half-width of per-task pass rates."
-    from scipy.stats import t
-    n, m = len(xs), sum(xs) / len(xs)
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1)) if n > 1 else math.nan
-    return m, float(t.ppf(0.975, n - 1) * sd / math.sqrt(n)) if n > 1 else math.nan
-
-
 def summarise(rows: dict[str, list[dict]], rates: dict) -> list[dict]:
     "One line per condition: sessions, errored, pass rate and its interval over tasks, against the committed rates."
     out = []
@@ -52,7 +45,7 @@ def summarise(rows: dict[str, list[dict]], rates: dict) -> list[dict]:
         ok = [r for r in rs if not r["errored"]]
         by_task = {}
         for r in ok: by_task.setdefault(r["task_id"], []).append(r["reward"] == 1.0)
-        m, h = t_interval([sum(v) / len(v) for v in by_task.values()])
+        m, h, _, _ = interval([sum(v) / len(v) for v in by_task.values()])   # Student t over tasks, 95 %
         out.append({"condition": cond, "tasks": len(by_task), "sessions": len(rs), "errored": len(rs) - len(ok),
                     "pass_pct": round(100 * m, 1), "ci_pct": round(100 * h, 1),
                     "committed_rate_pct": round(100 * sum(rates[t]["solve_rate"] for t in by_task) / len(by_task), 1),
