@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib, hashlib, itertools, json, os, queue, re, shutil, threading, time, uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, asdict, replace
+from dataclasses import dataclass, field, fields, asdict, replace
 from pathlib import Path
 import numpy as np
 import torch
@@ -16,14 +16,15 @@ os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")     # trl==1.16.0 is pinn
 
 # %% auto #0
 __all__ = ['REWARD_KEYS', 'MASKED_ATTENTION_MAX', 'RunGroup', 'ADAPTER_STATE', 'METRIC_KEYS', 'TASK_SETS', 'HARNESS_CHOICES',
-           'RUN_DEFAULTS', 'RESUMABLE', 'served_version', 'TrainerConfig', 'reward_parts', 'rollout_reward',
-           'group_advantages', 'TokenSequence', 'session_sequences', 'blocked_calls', 'group_samples', 'TrainingQueue',
-           'tree_attention_torch', 'register_tree_attention_torch', 'cpu_safe_peak_flops', 'sample_dict', 'pack_batch',
-           'packed_logprobs', 'RolloutFatal', 'HarnessRolloutWorker', 'HarnessGRPOTrainer', 'grpo_args',
-           'build_trainer', 'atomic_write', 'file_sha256', 'checkpoint_steps', 'last_checkpoint', 'detector_bundle',
-           'run_card', 'card_markdown', 'write_card', 'metrics_row', 'MetricsLog', 'read_metrics', 'trim_metrics',
-           'RunProgress', 'RunConfig', 'config_diff', 'RunConfigMismatch', 'open_run', 'trainer_dir', 'ServerDied',
-           'save_rollout_record', 'harness_run_group', 'run_tasks', 'train_run']
+           'RUN_DEFAULTS', 'RESUMABLE', 'RECORD', 'Sessions', 'served_version', 'TrainerConfig', 'reward_parts',
+           'rollout_reward', 'group_advantages', 'TokenSequence', 'session_sequences', 'blocked_calls', 'group_samples',
+           'TrainingQueue', 'tree_attention_torch', 'register_tree_attention_torch', 'cpu_safe_peak_flops',
+           'sample_dict', 'pack_batch', 'packed_logprobs', 'RolloutFatal', 'HarnessRolloutWorker', 'HarnessGRPOTrainer',
+           'grpo_args', 'build_trainer', 'atomic_write', 'file_sha256', 'checkpoint_steps', 'last_checkpoint',
+           'detector_bundle', 'run_card', 'card_markdown', 'write_card', 'metrics_row', 'MetricsLog', 'read_metrics',
+           'trim_metrics', 'RunProgress', 'default_run_dir', 'RunConfig', 'config_diff', 'RunConfigMismatch',
+           'CommittedRun', 'check_not_record', 'effective_settings', 'open_run', 'trainer_dir', 'ServerDied',
+           'save_rollout_record', 'group_line', 'harness_sessions', 'harness_run_group', 'run_tasks', 'train_run']
 
 # %% ../nbs/10_trainer.ipynb #27ea8b5f
 from .rollouts import Rollout, TurnTokens, rollout_from_dict, rollout_to_dict
@@ -665,21 +666,25 @@ def trim_metrics(path: str | os.PathLike, step: int) -> int:
     return len(rows) - len(keep)
 
 class RunProgress(TrainerCallback):
-    "A tqdm bar over optimiser steps, showing rollouts in flight and groups finished."
-    def __init__(self, worker: HarnessRolloutWorker, desc: str = "train"):
-        self.worker, self.desc, self.bar = worker, desc, None
+    """A line per optimiser step, readable in a terminal, a notebook and papermill's `--log-output` alike (a bar
+    redrawn in place shows nothing there): step, reward, pass rate, groups and samples, where the time went."""
+    def __init__(self, trainer, desc: str = "train", out: Callable[[str], None] = print):
+        self.trainer, self.desc, self.out, self.t0 = trainer, desc, out, time.time()
 
     def on_train_begin(self, args, state, control, **kw):
-        from tqdm.auto import tqdm
-        self.bar = tqdm(total=state.max_steps, initial=state.global_step, desc=self.desc, unit="step")
+        self.t0 = time.time()
+        self.out(f"{self.desc}: steps {state.global_step + 1}-{state.max_steps}, waiting for the first groups")
 
-    def on_step_end(self, args, state, control, **kw):
-        if self.bar is None: return
-        self.bar.n = state.global_step
-        self.bar.set_postfix(in_flight=self.worker.in_flight, groups=self.worker.groups_done, refresh=True)
+    def on_log(self, args, state, control, logs=None, **kw):
+        if not logs or "loss" not in logs: return
+        m = metrics_row(logs, state.global_step, self.trainer.model_version, args.token_budget)
+        f = lambda k, fmt: "-" if m.get(k) is None else format(m[k], fmt)
+        self.out(f"{self.desc} step {state.global_step}/{state.max_steps}: reward {f('train/reward', '.3f')}, "
+                 f"pass {f('train/pass_rate', '.2f')}, {f('batch/groups_per_step', '.0f')} groups / "
+                 f"{f('batch/samples_per_step', '.0f')} samples, waited {f('time/generation_wait_s', '.0f')} s, "
+                 f"fwd+bwd {f('time/forward_backward_s', '.0f')} s, now v{m['adapter/version']}, "
+                 f"{(time.time() - self.t0) / 60:.1f} min in")
 
-    def on_train_end(self, args, state, control, **kw):
-        if self.bar is not None: self.bar.close()
 
 # %% ../nbs/10_trainer.ipynb #61adaa6a
 TASK_SETS = {"tiny": "the tiny qa family's train split, tasks whose measured base solve rate is in 0.1-0.7", "data": "the data family's train split"}
@@ -687,6 +692,10 @@ HARNESS_CHOICES = ("pi", "opencode", "hermes", "all")
 RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=96, session_timeout_s=600,
                              token_budget={"pi": 2048, "opencode": 3584, "hermes": 4608})}   # by harness: its prompt length
 RESUMABLE = ("steps", "checkpoint_every", "run_dir")      # may change between a run and its resume
+
+def default_run_dir(model: str, harness: str) -> str:
+    "Where a run goes when no `run_dir` is given: `runs/local/<model>-<harness>`, git-ignored, never a committed run."
+    return f"runs/local/{model}-{harness.replace(',', '+')}"
 
 @dataclass
 class RunConfig:
@@ -701,7 +710,8 @@ class RunConfig:
         guard (`str`): `on` (safeagents with both rule packs) or `off` (the proxy only captures).
         tasks (`str`): task set, one of `TASK_SETS`.
         seed (`int`): seed of the trainer (LoRA init, RNG) and of the task order.
-        run_dir (`str`): where the run's records go.
+        run_dir (`str | None`): where the run's records go; `None`: `default_run_dir(model, harness)`, a folder under
+            `runs/local/` (git-ignored), so a newcomer's run never lands in a committed one.
         learning_rate (`float | None`), checkpoint_every (`int | None`): `None` keeps the preset's.
         rollouts_per_task, groups_in_flight, micro_batches, token_budget, max_tokens, session_timeout_s
             (`int | None`): `None` keeps the preset's (with `RUN_DEFAULTS` for the model on top). `max_tokens` and
@@ -715,7 +725,7 @@ class RunConfig:
     guard: str = "on"
     tasks: str = "tiny"
     seed: int = 0
-    run_dir: str = "runs/train-tiny"
+    run_dir: str | None = None
     learning_rate: float | None = None
     checkpoint_every: int | None = None
     rollouts_per_task: int | None = None
@@ -737,6 +747,7 @@ class RunConfig:
         if int(self.steps) < 1: raise ValueError(f"steps must be >= 1, got {self.steps}")
         if self.bonus_weight < 0: raise ValueError(f"bonus_weight must be >= 0, got {self.bonus_weight}")
         if self.checkpoint_every is not None and self.checkpoint_every < 1: raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
+        if self.run_dir is None: self.run_dir = default_run_dir(self.model, self.harness)
         p, d = self.preset, RUN_DEFAULTS.get(self.model, {})
         for k, v in dict(learning_rate=p.learning_rate, checkpoint_every=p.checkpoint_every, rollouts_per_task=p.rollouts_per_task,
                          groups_in_flight=max(1, p.sessions // p.rollouts_per_task), micro_batches=p.micro_batches,
@@ -774,17 +785,50 @@ def config_diff(old: dict, new: dict) -> dict:
 class RunConfigMismatch(ValueError):
     "A run folder made with other settings than the ones requested."
 
+class CommittedRun(ValueError):
+    "A run folder that is a committed record (it holds `RECORD.md`): read it, do not train into it."
+
+RECORD = "RECORD.md"     # marks a committed run: what made it, and that training never writes into it
+
+def check_not_record(run_dir: str | os.PathLike) -> None:
+    "Raise `CommittedRun` if `run_dir` or the folder holding it is a committed record."
+    d = Path(run_dir)
+    for r in (d, d.parent):
+        if (r / RECORD).exists():
+            raise CommittedRun(f"{d} is part of a committed run ({r / RECORD}): committed runs are read-only records. "
+                               f"Train into a folder of your own (leave run_dir out for {default_run_dir('<model>', '<harness>')}, "
+                               "or give another one); to continue that run on purpose, copy it and remove the copy's RECORD.md.")
+
+def effective_settings(identity: dict) -> dict:
+    """The settings a run folder's recorded `identity` trains with under this code: `None`s resolved to the preset's
+    (the token budget per harness), keys an older version did not record taken at their defaults."""
+    known = {f.name for f in fields(RunConfig)} - set(RESUMABLE)
+    if unknown := sorted(set(identity) - known):
+        raise RunConfigMismatch(f"the run folder records settings this version does not have: {', '.join(unknown)}. "
+                                "It was made by another version of harness-adapters: use that version to resume it, or another run_dir.")
+    rc = RunConfig(**{k: v for k, v in identity.items()}, run_dir="-")
+    out = rc.identity()
+    out["token_budget"] = {h: rc.budget(h) for h in rc.harnesses}
+    return out
+
+def _mismatch(d: Path, diff: dict, recorded: dict) -> RunConfigMismatch:
+    "The error for a run folder whose settings differ, with the notebook parameters that would resume it."
+    keys = ", ".join(f"{k} (run dir: {a!r}, requested: {b!r})" for k, (a, b) in diff.items())
+    resume = " ".join(f"-p {k} {recorded.get(k)}" for k in diff)
+    return RunConfigMismatch(f"{d} was made with other settings; differing keys: {keys}. Use another run_dir, or the "
+                             f"run dir's settings to resume it" + (f" ({resume})." if resume else "."))
+
 def open_run(run: RunConfig) -> dict:
-    "Check or create `run.run_dir`'s `config.json`; returns it. Raises `RunConfigMismatch` on different settings."
+    """Check or create `run.run_dir`'s `config.json`; returns it. Raises `CommittedRun` for a committed record and
+    `RunConfigMismatch` on different settings (compared as `effective_settings`, so a folder written by an older version
+    resumes when it trains the same way)."""
     from harness_adapters.harnesses import HARNESSES
     d = Path(run.run_dir); f = d / "config.json"
+    check_not_record(d)
     if f.exists():
         old = json.loads(f.read_text())
-        diff = config_diff(old.get("config", {}), run.identity())
-        if diff:
-            raise RunConfigMismatch(f"{d} was made with other settings; differing keys: "
-                                    + ", ".join(f"{k} (run dir: {a!r}, requested: {b!r})" for k, (a, b) in diff.items())
-                                    + ". Use another run_dir, or the run dir's settings to resume it.")
+        diff = config_diff(effective_settings(old.get("config", {})), effective_settings(run.identity()))
+        if diff: raise _mismatch(d, diff, old.get("config", {}))
         old["steps"] = max(int(old.get("steps", 0)), int(run.steps))
         old.setdefault("resumed", []).append(time.strftime("%Y-%m-%dT%H:%M:%S"))
         atomic_write(f, json.dumps(old, indent=1))
@@ -811,13 +855,28 @@ def save_rollout_record(r, root: str | os.PathLike) -> Path:
     if r.trajectory is not None: atomic_write(g / f"{r.rollout_id}.trajectory.json", json.dumps(r.trajectory))
     return atomic_write(g / f"{r.rollout_id}.json", json.dumps(rollout_to_dict(r)))
 
-def harness_run_group(harness: str, proxy_url: str, preset, rollouts_dir: str | os.PathLike, server=None) -> RunGroup:
-    "A `run_group(task, n, model)` running `harness` sessions through the proxy and saving each rollout."
+def group_line(rs: list) -> str:
+    "One line on a finished group: task, served model, solved, tool calls, blocked and errored sessions, time."
+    ok = [r for r in rs if not r.errored]
+    return (f"{rs[0].harness} group {rs[0].task_id} on {rs[0].model}: {sum(r.reward == 1 for r in ok)}/{len(rs)} solved, "
+            f"{sum(r.tool_calls for r in ok)} tool calls, {sum(r.blocked for r in ok)} blocked, "
+            f"{len(rs) - len(ok)} errored, {max(r.wall_s for r in rs):.0f} s")
+
+Sessions = Callable[..., list]   # (task, harness, proxy_url, model, n, preset=, model_version=) -> n rollouts
+
+def harness_sessions(task, harness: str, proxy_url: str, model: str, n: int, **kw) -> list:
+    "`n` sessions of the real `harness` on `task`, each in a sandbox, through the proxy (`rollouts.run_group`)."
     from harness_adapters import rollouts
+    return rollouts.run_group(task, harness, proxy_url, model, n, progress=False, **kw)
+
+def harness_run_group(harness: str, proxy_url: str, preset, rollouts_dir: str | os.PathLike, server=None,
+                      log: Callable[[str], None] | None = None, sessions: Sessions = harness_sessions) -> RunGroup:
+    """A `run_group(task, n, model)` running `harness` sessions through the proxy and saving each rollout (`log`: a
+    line a group). `sessions` makes the rollouts: the real harness, or your own environment with the same signature."""
     def run_group(task, n, model):
-        rs = rollouts.run_group(task, harness, proxy_url, model, n, progress=False, preset=preset,
-                                model_version=served_version(model))
+        rs = sessions(task, harness, proxy_url, model, n, preset=preset, model_version=served_version(model))
         for r in rs: save_rollout_record(r, rollouts_dir)
+        if log is not None and rs: log(group_line(rs))
         if server is not None and all(r.errored for r in rs) and not server.alive():
             raise ServerDied(f"the vLLM server at {server.url} is gone (last rollout error: {rs[-1].error}); "
                              f"server log: {server.log_path}")
@@ -835,7 +894,8 @@ def run_tasks(run: RunConfig) -> list:
     return ts
 
 # %% ../nbs/10_trainer.ipynb #be159935
-def _build_run_trainer(run: RunConfig, harness: str, server, proxy_url: str, tasks: list, run_id: str, progress: bool):
+def _build_run_trainer(run: RunConfig, harness: str, server, proxy_url: str, tasks: list, run_id: str, progress: bool,
+                       sessions: Sessions = harness_sessions):
     from transformers import PrinterCallback, ProgressCallback
     p, d = run.session_preset, trainer_dir(run, harness)
     ckpt = last_checkpoint(d / "checkpoints")
@@ -844,21 +904,24 @@ def _build_run_trainer(run: RunConfig, harness: str, server, proxy_url: str, tas
                         max_staleness=p.max_staleness, groups_in_flight=run.groups_in_flight)
     card = run_card(p, harness, run_id, adapter_name=harness, guard=run.guard == "on",
                     training={**run.identity(), "checkpoint_every": run.checkpoint_every})
-    tr = build_trainer(p, cfg, harness_run_group(harness, proxy_url, p, d / "rollouts", server), tasks, server, d,
+    tr = build_trainer(p, cfg, harness_run_group(harness, proxy_url, p, d / "rollouts", server, log=print if progress else None,
+                                         sessions=sessions), tasks, server, d,
                        max_steps=run.steps, checkpoint_dir=d / "checkpoints", card=card, learning_rate=run.learning_rate,
                        seed=run.seed, save_strategy="steps", save_steps=run.checkpoint_every,
                        gradient_accumulation_steps=run.micro_batches, token_budget=run.budget(harness), disable_tqdm=True,
                        heartbeat_stale_after_s=max(600, 3 * p.session_timeout_s))   # a group lasts up to a session timeout
     for cb in (PrinterCallback, ProgressCallback): tr.remove_callback(cb)
     tr.add_callback(MetricsLog(d / "metrics.jsonl", tr, harness=harness))
-    if progress: tr.add_callback(RunProgress(tr.rollout_worker, desc=f"{harness} steps"))
+    if progress: tr.add_callback(RunProgress(tr, desc=harness))
     return tr, ckpt
 
-def train_run(run: RunConfig, server, proxy_url: str, progress: bool = True) -> dict:
-    "Train `run`'s harness adapter(s) on `server` through the proxy at `proxy_url`; returns `{harness: trainer}`."
+def train_run(run: RunConfig, server, proxy_url: str, progress: bool = True, sessions: Sessions = harness_sessions) -> dict:
+    """Train `run`'s harness adapter(s) on `server` through the proxy at `proxy_url`; returns `{harness: trainer}`.
+    `sessions` makes each group's rollouts (default: the real harness in sandboxes; see `harness_run_group`)."""
     meta = open_run(run)
     tasks = run_tasks(run)
-    built = {h: _build_run_trainer(run, h, server, proxy_url, tasks, meta["run_id"], progress) for h in run.harnesses}
+    built = {h: _build_run_trainer(run, h, server, proxy_url, tasks, meta["run_id"], progress, sessions)
+             for h in run.harnesses}
     errors = {}
     def go(h):
         tr, ckpt = built[h]

