@@ -806,7 +806,7 @@ def effective_settings(identity: dict) -> dict:
     if unknown := sorted(set(identity) - known):
         raise RunConfigMismatch(f"the run folder records settings this version does not have: {', '.join(unknown)}. "
                                 "It was made by another version of harness-adapters: use that version to resume it, or another run_dir.")
-    rc = RunConfig(**{k: v for k, v in identity.items()}, run_dir="-")
+    rc = RunConfig(**identity, run_dir="-")
     out = rc.identity()
     out["token_budget"] = {h: rc.budget(h) for h in rc.harnesses}
     return out
@@ -904,8 +904,9 @@ def _build_run_trainer(run: RunConfig, harness: str, server, proxy_url: str, tas
                         max_staleness=p.max_staleness, groups_in_flight=run.groups_in_flight)
     card = run_card(p, harness, run_id, adapter_name=harness, guard=run.guard == "on",
                     training={**run.identity(), "checkpoint_every": run.checkpoint_every})
-    tr = build_trainer(p, cfg, harness_run_group(harness, proxy_url, p, d / "rollouts", server, log=print if progress else None,
-                                         sessions=sessions), tasks, server, d,
+    run_group = harness_run_group(harness, proxy_url, p, d / "rollouts", server, log=print if progress else None,
+                                  sessions=sessions)
+    tr = build_trainer(p, cfg, run_group, tasks, server, d,
                        max_steps=run.steps, checkpoint_dir=d / "checkpoints", card=card, learning_rate=run.learning_rate,
                        seed=run.seed, save_strategy="steps", save_steps=run.checkpoint_every,
                        gradient_accumulation_steps=run.micro_batches, token_budget=run.budget(harness), disable_tqdm=True,
