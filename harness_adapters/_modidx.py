@@ -37,6 +37,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                          'harness_adapters/config.py'),
                                          'harness_adapters.config.cache_dir': ('config.html#cache_dir', 'harness_adapters/config.py'),
                                          'harness_adapters.config.get_preset': ('config.html#get_preset', 'harness_adapters/config.py'),
+                                         'harness_adapters.config.is_local_run': ('config.html#is_local_run', 'harness_adapters/config.py'),
                                          'harness_adapters.config.local_weights': ( 'config.html#local_weights',
                                                                                     'harness_adapters/config.py'),
                                          'harness_adapters.config.runs_dir': ('config.html#runs_dir', 'harness_adapters/config.py'),

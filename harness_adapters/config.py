@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['TWIL_LICENSE', 'PRESETS', 'cache_dir', 'runs_dir', 'ModelPreset', 'get_preset', 'ModelWeightsMissing',
-           'weights_env_var', 'local_weights']
+__all__ = ['LOCAL_RUNS', 'TWIL_LICENSE', 'PRESETS', 'cache_dir', 'runs_dir', 'is_local_run', 'ModelPreset', 'get_preset',
+           'ModelWeightsMissing', 'weights_env_var', 'local_weights']
 
 # %% ../nbs/00_config.ipynb #b746c018
 def cache_dir(*parts: str) -> Path:
@@ -25,6 +25,13 @@ def runs_dir(*parts: str) -> Path:
     p = Path(os.environ.get("HARNESS_ADAPTERS_RUNS", "runs")).joinpath(*parts)
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+LOCAL_RUNS = "runs/local"   # a user's own runs: git-ignored, never committed
+
+def is_local_run(path: str | os.PathLike) -> bool:
+    "Whether `path` lies under a `runs/local/` folder: such a run keeps its figures in its own folder, not in `figures/`."
+    parts = Path(path).resolve().parts
+    return any(parts[k:k + 2] == ("runs", "local") for k in range(len(parts) - 1))
 
 # %% ../nbs/00_config.ipynb #fe1631b8
 @dataclass(frozen=True)

@@ -270,16 +270,20 @@ def png(fig: Figure, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 def write_figures(run_dirs: list, out: str | os.PathLike = "figures") -> list[Path]:
-    "Write each run's figures as `<out>/<run>-{training,vs-base,heldout,heldout-groups}.png` (and into the run's `figures/`)."
+    """Write each run's figures into its own `figures/` and as `<out>/<run>-{training,vs-base,heldout,heldout-groups}.png`;
+    returns the `<out>` paths. A run under `runs/local/` (`config.is_local_run`) writes only its own: `<out>` is for the
+    committed runs' figures, and it returns those paths instead."""
+    from harness_adapters.config import is_local_run
     paths = []
     for rd in run_dirs:
         r = load_run(rd)
         for name, fig in (("training", fig_training([r])), ("vs-base", fig_vs_base([r])), ("heldout", fig_heldout([r])),
                           ("heldout-groups", fig_groups(r))):
             data = png(fig)
-            for d, fname in ((Path(out), f"{r.name}-{name}.png"), (r.path / "figures", f"{name}.png")):
+            places = [(r.path / "figures", f"{name}.png")] + ([] if is_local_run(r.path) else [(Path(out), f"{r.name}-{name}.png")])
+            for d, fname in places:
                 d.mkdir(parents=True, exist_ok=True); (d / fname).write_bytes(data)
-            paths.append(Path(out) / f"{r.name}-{name}.png")
+            paths.append(places[-1][0] / places[-1][1])
     return paths
 
 # %% ../nbs/13_dashboard.ipynb #844a34b1

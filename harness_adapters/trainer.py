@@ -695,7 +695,8 @@ RESUMABLE = ("steps", "checkpoint_every", "run_dir")      # may change between a
 
 def default_run_dir(model: str, harness: str) -> str:
     "Where a run goes when no `run_dir` is given: `runs/local/<model>-<harness>`, git-ignored, never a committed run."
-    return f"runs/local/{model}-{harness.replace(',', '+')}"
+    from harness_adapters.config import LOCAL_RUNS
+    return f"{LOCAL_RUNS}/{model}-{harness.replace(',', '+')}"
 
 @dataclass
 class RunConfig:

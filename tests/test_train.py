@@ -21,13 +21,13 @@ REQUIRED = ["step", "train/reward", "train/reward_verifier", "train/reward_bonus
 SMALL = dict(rollouts_per_task=4, groups_in_flight=1, micro_batches=1)     # token budget: by harness (RunConfig.budget)
 
 
-def papermill(out: Path, timeout: float = 1500, **params) -> subprocess.CompletedProcess:
-    "Run the notebook from the repository root, as the README does."
+def papermill(out: Path, timeout: float = 1500, cwd: Path = ROOT, env: dict | None = None, **params) -> subprocess.CompletedProcess:
+    "Run the notebook from the root of a checkout (this one, or `cwd`), as the README does; `env` is added."
     argv = [sys.executable, "-m", "papermill", str(NB.relative_to(ROOT)), str(out)]
     for k, v in params.items(): argv += ["-p", k, str(v)]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}
     env.pop("IN_TEST", None)
-    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def tree_digest(d: Path) -> dict:
@@ -157,9 +157,7 @@ def test_readme_main_command(tmp_path):
     open_run(RunConfig(model="tiny", steps=3, run_dir=str(run)))             # and the folder resumes, same settings
     # the report half of the notebook, on what the stopped run wrote; nothing goes to the repository's figures/
     figs_before = sorted(p.name for p in (repo / "figures").iterdir())
-    env["HARNESS_ADAPTERS_SKIP_RUN"] = "1"
-    r = subprocess.run([sys.executable, "-m", "papermill", "nbs/train.ipynb", str(tmp_path / "report.ipynb")], cwd=repo,
-                       env=env, capture_output=True, text=True, timeout=600)
+    r = papermill(tmp_path / "report.ipynb", timeout=600, cwd=repo, env={"HARNESS_ADAPTERS_SKIP_RUN": "1"})
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     assert (run / "figures" / "train.png").stat().st_size > 5000
     assert sorted(p.name for p in (repo / "figures").iterdir()) == figs_before
