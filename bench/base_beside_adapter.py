@@ -9,8 +9,7 @@ Each condition's sessions go to OUT/<condition>.jsonl; a condition already there
 import json
 from pathlib import Path
 from harness_adapters.config import get_preset
-from harness_adapters.serving import VLLMServer, ServerConfig
-from harness_adapters.rollouts import start_proxy, run_many, rollout_to_dict
+from harness_adapters.rollouts import run_many, rollout_to_dict, serving_stack
 from harness_adapters.tinytasks import training_tasks
 import argparse
 ap = argparse.ArgumentParser(); ap.add_argument("checkpoint"); ap.add_argument("--attempts", type=int, default=4)
@@ -18,10 +17,8 @@ ap.add_argument("--out", default="runs/bench/base_beside_adapter"); a = ap.parse
 out = Path(a.out); out.mkdir(parents=True, exist_ok=True); n = a.attempts
 tasks = training_tasks("train")[::3][:8]   # the tasks of bench/base_paths.py
 preset = get_preset("tiny", max_tokens=96, session_timeout_s=600)
-srv = VLLMServer(ServerConfig("tiny", max_loras=2)).start()
-ad = srv.adapters.load("pi24", a.checkpoint)
-px = start_proxy(srv.url, preset)
-try:
+with serving_stack(preset, max_loras=2) as st:
+    ad = st.server.adapters.load("pi24", a.checkpoint)
     for cond, jobs in [("base-alone", [(t, "pi", "tiny") for _ in range(n) for t in tasks]),
                        ("interleaved", [(t, "pi", m) for _ in range(n) for t in tasks for m in ("tiny", ad)])]:
         f = out / f"{cond}.jsonl"
@@ -29,10 +26,8 @@ try:
             from harness_adapters.rollouts import rollout_from_dict
             rs = [rollout_from_dict(json.loads(l)) for l in f.read_text().splitlines()]
         else:
-            rs = run_many(jobs, px.url, workers=8, progress=True, preset=preset)
+            rs = run_many(jobs, st.proxy_url, workers=8, progress=True, preset=preset)
             f.write_text("".join(json.dumps({k: v for k, v in rollout_to_dict(r).items() if k != "turns"}) + "\n" for r in rs))
         for m in ("tiny", ad):
             ok = [r for r in rs if r.model == m and not r.errored]
             if ok: print(cond, m.split("@")[0], "solved", sum(r.reward == 1 for r in ok), "of", len(ok), flush=True)
-finally:
-    px.stop(); srv.stop()

@@ -20,10 +20,10 @@ import argparse, json, sys, time
 from pathlib import Path
 
 from harness_adapters.config import get_preset
-from harness_adapters.evaluator import interval
+from harness_adapters.stats import interval
 from harness_adapters.models import tiny_model_dir
-from harness_adapters.rollouts import rollout_to_dict, run_many, start_proxy
-from harness_adapters.serving import ServerConfig, VLLMServer, new_adapter
+from harness_adapters.rollouts import rollout_to_dict, run_many, serving_stack
+from harness_adapters.serving import new_adapter
 from harness_adapters.tinytasks import training_tasks
 
 CONDITIONS = ("base-96-group", "zero-96-group", "base-96-mixed", "base-512-group")
@@ -62,22 +62,16 @@ def main(argv=None) -> int:
     tasks = training_tasks("train")[::3][:a.tasks]
     todo = [c for c in CONDITIONS if not (d / f"{c}.jsonl").exists()]
     if todo:
-        srv = VLLMServer(ServerConfig("tiny", max_loras=2)).start()
-        proxy = None
-        try:
-            zero = srv.adapters.load("zero", new_adapter(d / "zero-adapter", tiny_model_dir()))
-            proxy = start_proxy(srv.url, get_preset("tiny"))
+        with serving_stack(get_preset("tiny"), max_loras=2) as st:
+            zero = st.server.adapters.load("zero", new_adapter(d / "zero-adapter", tiny_model_dir()))
             for cond in todo:
                 jobs, preset = jobs_for(cond, tasks, a.samples, zero)
                 t0 = time.monotonic()
-                rs = run_many(jobs, proxy.url, workers=8, progress=True, preset=preset)
+                rs = run_many(jobs, st.proxy_url, workers=8, progress=True, preset=preset)
                 rows = [{k: v for k, v in rollout_to_dict(r).items() if k != "turns"} for r in rs]
                 tmp = d / f".{cond}.jsonl.tmp"
                 tmp.write_text("".join(json.dumps(x) + "\n" for x in rows)); tmp.rename(d / f"{cond}.jsonl")
                 print(f"{cond}: {time.monotonic() - t0:.0f} s", flush=True)
-        finally:
-            if proxy is not None: proxy.stop()
-            srv.stop()
     from harness_adapters.tinytasks import solve_rates_file
     rates = json.loads(solve_rates_file().read_text())
     rows = {c: [json.loads(l) for l in (d / f"{c}.jsonl").read_text().splitlines()] for c in CONDITIONS}

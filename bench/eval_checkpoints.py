@@ -24,13 +24,14 @@ from serve_adapters import PeakRSS, merge_adapter          # noqa: E402  (the se
 from harness_adapters.evaluator import (EvalConfig, ResultStore, evaluate, eval_tasks, plan_jobs, read_checkpoint,
                                         run_jobs, session_preset, summary, validate_checkpoints)
 from harness_adapters.models import tiny_model_dir
-from harness_adapters.rollouts import start_proxy
+from harness_adapters.rollouts import serving_stack
 from harness_adapters.serving import ServerConfig, VLLMServer, new_adapter
 
 
 def make_checkpoints(run: Path, base: Path, k: int) -> list:
     "K checkpoints of a fake run: random adapters with cards written by the trainer's own functions."
-    from harness_adapters.trainer import RunConfig, run_card, write_card
+    from harness_adapters.trainer import run_card, write_card
+    from harness_adapters.training import RunConfig
     rc = RunConfig(run_dir=str(run), steps=k, checkpoint_every=1)
     card = run_card(rc.session_preset, "pi", "bench", training={**rc.identity(), "checkpoint_every": 1})
     out = []
@@ -48,13 +49,9 @@ def shared(ckpts, tasks, attempts, workers, work: Path) -> dict:
     out = work / f"shared-k{len(ckpts)}"
     shutil.rmtree(out, ignore_errors=True)
     t0 = time.perf_counter()
-    srv = VLLMServer(ServerConfig("tiny", max_loras=len(ckpts))).start()
-    try:
-        with PeakRSS(srv.proc.pid) as mem:
-            o = evaluate(EvalConfig(checkpoints=[str(c.path) for c in ckpts], include_base=False, tasks=tasks, attempts=attempts,
-                                    workers=workers, out=str(out)), server=srv, progress=False)
-    finally:
-        srv.stop()
+    with VLLMServer(ServerConfig("tiny", max_loras=len(ckpts))) as srv, PeakRSS(srv.proc.pid) as mem:
+        o = evaluate(EvalConfig(checkpoints=[str(c.path) for c in ckpts], include_base=False, tasks=tasks, attempts=attempts,
+                                workers=workers, out=str(out)), server=srv, progress=False)
     return {"wall_s": time.perf_counter() - t0, "peak_rss_gib": mem.peak / 2**30, "results": o.results}
 
 
@@ -65,16 +62,10 @@ def merged_one(ckpt, base, tasks, attempts, workers, preset, work: Path) -> dict
     merge_s = time.perf_counter() - t0
     store = ResultStore(work / f"merged-{ckpt.arm}-eval")
     shutil.rmtree(store.out, ignore_errors=True)
-    srv = VLLMServer(ServerConfig("tiny", model_path=str(dest), enable_lora=False)).start()
-    proxy = None
-    try:
-        with PeakRSS(srv.proc.pid) as mem:
-            proxy = start_proxy(srv.url, preset, events=str(store.out / "events.jsonl"))
-            arm = dict(arm=ckpt.arm, harness=ckpt.harness, served=preset.name, step=ckpt.step, run=ckpt.run)
-            results = run_jobs(plan_jobs([arm], tasks, attempts), proxy.url, store, preset, workers, progress=False)
-    finally:
-        if proxy is not None: proxy.stop()
-        srv.stop()
+    with serving_stack(preset, events=str(store.out / "events.jsonl"), model_path=str(dest), enable_lora=False) as st, \
+            PeakRSS(st.server.proc.pid) as mem:
+        arm = dict(arm=ckpt.arm, harness=ckpt.harness, served=preset.name, step=ckpt.step, run=ckpt.run)
+        results = run_jobs(plan_jobs([arm], tasks, attempts), st.proxy_url, store, preset, workers, progress=False)
     shutil.rmtree(dest, ignore_errors=True)
     return {"wall_s": time.perf_counter() - t0, "merge_s": merge_s, "peak_rss_gib": mem.peak / 2**30, "results": results}
 

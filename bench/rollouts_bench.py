@@ -8,13 +8,12 @@ sandbox), the verifier's time, and the bare sandbox overhead measured in the sam
 `true` in it and removing it. Checks that no turn was lost or misattributed (every session's final answer names the
 model it asked for). Writes runs/bench/rollouts.json and runs/bench/rollouts.md.
 """
-import argparse, json, statistics, sys, time
+import argparse, json, statistics, time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_safeagents import ScriptedUpstream  # the same scripted model server the tests use
+from harness_adapters.scripted import ScriptedUpstream  # the same scripted model server the tests use
 from harness_adapters.config import get_preset
-from harness_adapters.rollouts import run_many, start_proxy
+from harness_adapters.rollouts import run_many, serving_stack
 from harness_adapters.sandbox import default_backend
 from harness_adapters.tasks import write_task, load_task
 
@@ -48,13 +47,10 @@ def main():
         with backend.create() as sb: sb.run(["true"])
         bare.append(time.perf_counter() - t0)
     preset = get_preset("tiny", agent_steps=4)
-    with EchoModel([]) as up:
-        px = start_proxy(up.url, preset)
-        try:
-            t0 = time.perf_counter()
-            rs = run_many([(task, "pi", f"m{i}") for i in range(a.rollouts)], px.url, workers=a.workers, preset=preset, timeout_s=600)
-            wall = time.perf_counter() - t0
-        finally: px.stop()
+    with EchoModel([]) as up, serving_stack(preset, server=up.url) as st:
+        t0 = time.perf_counter()
+        rs = run_many([(task, "pi", f"m{i}") for i in range(a.rollouts)], st.proxy_url, workers=a.workers, preset=preset, timeout_s=600)
+        wall = time.perf_counter() - t0
     ok = [r for r in rs if not r.errored]
     attributed = all(r.final_text == f"I am m{i}" for i, r in enumerate(rs))
     row = {"rollouts": a.rollouts, "workers": a.workers, "errored": len(rs) - len(ok), "all_attributed": attributed,

@@ -11,10 +11,9 @@ process; direct and proxied rounds alternate so load from other work on the mach
 from __future__ import annotations
 import asyncio, json, statistics, sys, time
 from pathlib import Path
-sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[1] / "tests")]
 import httpx
 from harness_adapters.detectors import Scanner
-from test_safeagents import ScriptedUpstream
+from harness_adapters.scripted import ScriptedUpstream
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
 STEPS, REPS, SESSIONS = (1, 10, 50), 40, 48

@@ -23,8 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     "Exception types that mean 'the request was wrong', not 'the program is broken'."
-    from harness_adapters.config import ModelWeightsMissing
-    errs = [ModelWeightsMissing, KeyError, FileNotFoundError]
+    from harness_adapters.config import ModelWeightsMissing   # lazy: `harness-adapters --help` imports none of the package
+    errs = [ModelWeightsMissing, KeyError, FileNotFoundError, PermissionError]
     try:
         from harness_adapters.serving import AdapterError, ServerError
         errs += [AdapterError, ServerError]
@@ -53,3 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     except _user_errors() as e:
         if os.environ.get("HARNESS_ADAPTERS_DEBUG"): raise
         print(f"harness-adapters {cmd}: error: {e}", file=sys.stderr); return 1
+
+
+# %% ../nbs/90_cli.ipynb #e774ecf6
+if __name__ == "__main__": sys.exit(main())  # `python -m harness_adapters.cli ...`: a venv whose scripts are not on PATH
+

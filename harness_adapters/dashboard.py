@@ -5,28 +5,24 @@
 # %% ../nbs/13_dashboard.ipynb #f38d6174
 from __future__ import annotations
 import base64, html, io, json, os, threading, time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from .runs import CONFIG, EVAL, METRICS, read_config, read_jsonl, session_files, train_rollout_files
+from .stats import fmt_diff, interval, interval_note
+from .config import is_local_run
+from .tasks import list_tasks
+
 
 # %% auto #0
-__all__ = ['EVENT_COLS', 'CSS', 'REPORT_COLS', 'VERDICTS', 'read_jsonl', 'RunView', 'load_run', 'find_runs', 'find_session',
+__all__ = ['EVENT_COLS', 'SESSION_KEY', 'CSS', 'REPORT_COLS', 'VERDICTS', 'RunView', 'load_run', 'find_runs', 'find_session',
            'conversation_html', 'fig_training', 'fig_heldout', 'fig_groups', 'train_rollouts', 'base_rates', 'vs_base',
-           'learning_summary', 'fig_vs_base', 'png', 'write_figures', 'table_html', 'report_html', 'write_report',
-           'Dashboard', 'report_cli']
+           'per_task', 'learning_summary', 'fig_vs_base', 'png', 'write_figures', 'table_html', 'report_html',
+           'write_report', 'Dashboard', 'report_cli']
 
 # %% ../nbs/13_dashboard.ipynb #9bcf3852
-def read_jsonl(path: str | os.PathLike) -> list[dict]:
-    "The JSON lines of the file at `path` (none if it does not exist; a torn line is skipped)."
-    out, path = [], Path(path)
-    if not path.exists(): return out
-    for line in path.read_text(errors="replace").splitlines():
-        try: out.append(json.loads(line))
-        except json.JSONDecodeError: pass
-    return out
-
 def _csv(path: Path) -> pd.DataFrame:
     try: return pd.read_csv(path) if path.exists() and path.stat().st_size else pd.DataFrame()
     except pd.errors.EmptyDataError: return pd.DataFrame()
@@ -42,8 +38,9 @@ class RunView:
     events: pd.DataFrame        # safeagents events, training (`source` train) and evaluation (`source` eval)
     summary: pd.DataFrame       # eval/summary.csv: each arm's pass@1 and the rest, by slice
     comparison: pd.DataFrame    # eval/comparison.csv: each checkpoint against the base model, paired
-    sessions: pd.DataFrame      # eval/results.jsonl: one row per evaluation session
+    sessions: pd.DataFrame      # eval/sessions.jsonl (older runs: results.jsonl): one row per evaluation session
     groups: pd.DataFrame        # vs_base.csv: each training group against its task's base solve rate (`vs_base`)
+    eval_status: dict = field(default_factory=dict)   # eval/status.json: sessions planned and finished, `partial`, `line`
 
     @property
     def name(self) -> str: return self.path.name
@@ -51,7 +48,7 @@ class RunView:
 # %% ../nbs/13_dashboard.ipynb #dab9af79
 def _metrics(run_dir: Path, config: dict) -> pd.DataFrame:
     frames = []
-    for f in [run_dir / "metrics.jsonl", *sorted(run_dir.glob("*/metrics.jsonl"))]:
+    for f in [run_dir / METRICS, *sorted(run_dir.glob(f"*/{METRICS}"))]:
         rows = read_jsonl(f)
         if not rows: continue
         m = pd.DataFrame(rows)
@@ -66,34 +63,35 @@ def _events(run_dir: Path) -> pd.DataFrame:
     for e in rows: e["rule_ids"] = ", ".join(r.get("id", "") for r in e.get("rules") or [])
     return pd.DataFrame(rows).reindex(columns=EVENT_COLS) if rows else pd.DataFrame(columns=EVENT_COLS)
 
+SESSION_KEY = ["arm", "harness", "task_id", "attempt"]
+
+def _sessions(eval_dir: Path) -> pd.DataFrame:
+    "The evaluation's sessions, one row each (`results.jsonl` of older runs first; the last line of a session wins)."
+    s = pd.DataFrame(read_jsonl(eval_dir / "results.jsonl") + read_jsonl(eval_dir / "sessions.jsonl"))
+    return s.drop_duplicates(SESSION_KEY, keep="last", ignore_index=True) if set(SESSION_KEY) <= set(s.columns) else s
+
 def load_run(run_dir: str | os.PathLike) -> RunView:
     "Read the run folder at `run_dir`."
     d = Path(run_dir)
     if not d.is_dir(): raise FileNotFoundError(f"run dir {d} does not exist")
-    config = json.loads((d / "config.json").read_text()) if (d / "config.json").exists() else {}
+    config = read_config(d)
+    status = json.loads((d / "eval" / "status.json").read_text()) if (d / "eval" / "status.json").exists() else {}
     return RunView(d, config, _metrics(d, config), _events(d), _csv(d / "eval" / "summary.csv"),
-                   _csv(d / "eval" / "comparison.csv"), pd.DataFrame(read_jsonl(d / "eval" / "results.jsonl")),
-                   _csv(d / "vs_base.csv"))
+                   _csv(d / "eval" / "comparison.csv"), _sessions(d / "eval"), _csv(d / "vs_base.csv"), status)
 
 def find_runs(root: str | os.PathLike = "runs") -> list[Path]:
     "The run folders under `root`: those with a config, metrics or an evaluation."
     root = Path(root)
     if not root.is_dir(): return []
-    marks = ("config.json", "metrics.jsonl", "eval/results.jsonl")
+    marks = ("config.json", "metrics.jsonl", "eval/sessions.jsonl", "eval/results.jsonl")
     return sorted(p for p in root.iterdir() if p.is_dir() and any((p / m).exists() for m in marks))
 
 # %% ../nbs/13_dashboard.ipynb #c7e955d8
 def find_session(run_dir: str | os.PathLike, session: str) -> dict | None:
     "`{'trajectory': ..., 'rollout': ...}` of `session` in the run at `run_dir`, or None when it was not saved."
-    d, (group, _, rid) = Path(run_dir), str(session).rpartition(".")
-    pairs = [(d / "eval" / "rollouts" / session / "trajectory.json", d / "eval" / "rollouts" / session / "rollout.json")]
-    for root in [d, *sorted(p for p in d.iterdir() if p.is_dir())] if d.is_dir() else []:
-        pairs.append((root / "rollouts" / group / f"{rid}.trajectory.json", root / "rollouts" / group / f"{rid}.json"))
-    for traj, roll in pairs:
-        if traj.exists() or roll.exists():
-            load = lambda p: json.loads(p.read_text()) if p.exists() else None
-            return {"trajectory": load(traj), "rollout": load(roll)}
-    return None
+    if (found := session_files(run_dir, session)) is None: return None
+    load = lambda p: json.loads(p.read_text()) if p.exists() else None
+    return {"trajectory": load(found[0]), "rollout": load(found[1])}
 
 def _esc(x) -> str: return html.escape(str(x))
 
@@ -197,9 +195,8 @@ def fig_groups(run: RunView) -> Figure:
 # %% ../nbs/13_dashboard.ipynb #47a5bd8c
 def train_rollouts(run_dir: str | os.PathLike) -> pd.DataFrame:
     "The run's training rollouts, one row each (saved under `<run>/rollouts/` or `<run>/<harness>/rollouts/`)."
-    d, rows = Path(run_dir), []
-    for f in sorted(d.glob("rollouts/*/*.json")) + sorted(d.glob("*/rollouts/*/*.json")):
-        if f.name.endswith(".trajectory.json") or f.relative_to(d).parts[0] == "eval": continue
+    rows = []
+    for f in train_rollout_files(run_dir):
         try: r = json.loads(f.read_text())
         except (OSError, json.JSONDecodeError): continue
         rows.append({k: r.get(k) for k in ("harness", "group_id", "task_id", "model_version", "verifier_reward", "reward",
@@ -208,7 +205,6 @@ def train_rollouts(run_dir: str | os.PathLike) -> pd.DataFrame:
 
 def base_rates() -> dict[str, float]:
     "Task id -> the base model's measured solve rate, for every task that has one."
-    from harness_adapters.tasks import list_tasks
     return {t.id: t.reference_solve_rate for t in list_tasks() if t.reference_solve_rate is not None}
 
 def vs_base(rollouts: pd.DataFrame, rates: dict[str, float]) -> pd.DataFrame:
@@ -225,25 +221,30 @@ def vs_base(rollouts: pd.DataFrame, rates: dict[str, float]) -> pd.DataFrame:
     return g[cols].sort_values(["harness", "version", "group_id"], ignore_index=True)
 
 def _mean_ci(x) -> tuple[float, float]:
-    "Mean and the half-width of its 95 % Student t interval (the evaluator's `interval`; NaN for fewer than two values)."
-    from harness_adapters.evaluator import interval
+    "Mean and the half-width of its 95 % Student t interval (`stats.interval`; NaN where there is none)."
     return interval(x)[:2]
 
+def per_task(groups: pd.DataFrame) -> pd.DataFrame:
+    "One row per task: the mean pass rate, base rate and excess of its groups, and how many groups it had."
+    return groups.groupby("task_id").agg(n_groups=("excess", "size"), pass_rate=("pass_rate", "mean"),
+                                         base_rate=("base_rate", "mean"), excess=("excess", "mean"))
+
 def learning_summary(groups: pd.DataFrame, late_from: int | None = None) -> pd.DataFrame:
-    "Mean excess over the base rate (points, 95 % CI) of the base policy's groups (version 1) and of late ones (version >= `late_from`, default: the upper half)."
+    "Mean excess over the base rate (points, 95 % CI over tasks) of version 1's groups (the base), late ones (version >= `late_from`) and all."
     rows = []
     for h, g in groups.groupby("harness"):
         cut = late_from or int(np.ceil((g.version.max() + 1) / 2))
         for label, sel in (("version 1 (base)", g.version == 1), (f"versions {cut}+", g.version >= cut), ("all", g.version > 0)):
-            m, ci = _mean_ci(100 * g.excess[sel])
-            rows.append({"harness": h, "groups": label, "n_groups": int(sel.sum()), "n_rollouts": int(g.n[sel].sum()),
-                         "pass_rate": round(100 * g.pass_rate[sel].mean(), 1) if sel.any() else float("nan"),
-                         "base_rate": round(100 * g.base_rate[sel].mean(), 1) if sel.any() else float("nan"),
-                         "excess": round(m, 1), "excess_ci": round(ci, 1)})
+            t = per_task(g[sel]); x = 100 * t.excess
+            m, ci = _mean_ci(x)
+            rows.append({"harness": h, "groups": label, "n_groups": int(sel.sum()), "n_tasks": len(t), "n_rollouts": int(g.n[sel].sum()),
+                         "pass_rate": round(100 * t.pass_rate.mean(), 1) if len(t) else float("nan"),
+                         "base_rate": round(100 * t.base_rate.mean(), 1) if len(t) else float("nan"),
+                         "excess": round(m, 1), "excess_ci": round(ci, 1), "excess_text": fmt_diff(m, ci, note=interval_note(x))})
     return pd.DataFrame(rows)
 
 def fig_vs_base(runs: list) -> Figure:
-    "Each training group's pass rate minus its task's base rate (the run's `vs_base.csv`), by the adapter version that generated it, with the mean per version."
+    "Each training group's pass rate minus its task's base rate (the run's `vs_base.csv`), by the adapter version that generated it, with the mean over tasks per version."
     fig = Figure(figsize=(7, 3.8), layout="constrained")
     ax = fig.subplots()
     drawn = False
@@ -251,13 +252,13 @@ def fig_vs_base(runs: list) -> Figure:
         for h, gh in (r.groups.groupby("harness") if len(r.groups) else []):
             jitter = np.random.default_rng(0).uniform(-0.12, 0.12, len(gh))
             pts = ax.plot(gh.version + jitter, 100 * gh.excess, "o", alpha=0.35, ms=4)
-            per = [(v, *_mean_ci(100 * x.excess)) for v, x in gh.groupby("version")]
+            per = [(v, *_mean_ci(100 * per_task(x).excess)) for v, x in gh.groupby("version")]   # over tasks
             v, m, ci = map(np.array, zip(*per))
             ax.errorbar(v, m, np.nan_to_num(ci), fmt="s-", capsize=3, color=pts[0].get_color(), label=f"{r.name} {h}")
             drawn = True
     ax.axhline(0, color="gray", lw=1)
     ax.set(xlabel="adapter version that generated the group (1 = base)", ylabel="points",
-           title="training groups: pass rate − task's base solve rate (mean per version, 95% CI)")
+           title="training groups: pass rate − task's base solve rate (mean over tasks per version, 95% CI)")
     ax.title.set_fontsize(10)
     if drawn: ax.legend(fontsize=7)
     else: ax.text(0.5, 0.5, "no vs_base.csv (training groups against base rates)", ha="center", va="center", transform=ax.transAxes, color="gray")
@@ -273,7 +274,6 @@ def write_figures(run_dirs: list, out: str | os.PathLike = "figures") -> list[Pa
     """Write each run's figures into its own `figures/` and as `<out>/<run>-{training,vs-base,heldout,heldout-groups}.png`;
     returns the `<out>` paths. A run under `runs/local/` (`config.is_local_run`) writes only its own: `<out>` is for the
     committed runs' figures, and it returns those paths instead."""
-    from harness_adapters.config import is_local_run
     paths = []
     for rd in run_dirs:
         r = load_run(rd)
@@ -292,7 +292,8 @@ table{border-collapse:collapse;font-size:13px;margin:.5em 0}td,th{border:1px sol
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}img{max-width:100%}
 pre{white-space:pre-wrap;margin:2px 0;font-size:12px}.notice{background:#fde2e2}.call{color:#0645ad}.obs{color:#555}
 .step{border-left:3px solid #ddd;padding-left:6px;margin:4px 0}.step.agent{border-color:#8ab}.step.user{border-color:#ba8}
-details{margin:2px 0}summary{cursor:pointer}.muted{color:#777}.wide{overflow-x:auto;max-width:100%}"""
+details{margin:2px 0}summary{cursor:pointer}.muted{color:#777}.wide{overflow-x:auto;max-width:100%}
+.partial{background:#fff3cd;padding:4px 8px;font-weight:bold}"""
 
 REPORT_COLS = {"harness": "harness", "arm": "checkpoint", "group": "tasks", "n_tasks": "n", "pass1_base": "base pass@1 %",
                "pass1": "pass@1 %", "delta_text": "Δ pass@1 (points, 95% CI)", "calls_per_solved_base": "base calls/solved",
@@ -332,9 +333,12 @@ def report_html(run_dir: str | os.PathLike) -> str:
     parts.append("<h2>Held-out evaluation</h2>")
     if len(r.comparison):
         n_sess = len(r.sessions)
+        if r.eval_status.get("line"):
+            parts.append(f"<p class='{'partial' if r.eval_status.get('partial') else 'muted'}'>{_esc(r.eval_status['line'])}</p>")
         parts.append(f"<p>Each checkpoint against the base model under the same harness, paired task by task ({n_sess} "
                      "sessions). Δ pass@1 is the mean per-task difference in points with its 95% interval (Student t over "
-                     "tasks); <b>—</b> marks a group with no held-out task.</p>")
+                     "tasks); <b>—</b> marks a group with no held-out task, <b>n/a</b> an interval that cannot be "
+                     "estimated (one task, or every task's difference the same).</p>")
         for kind, title in (("all", "All tasks"), ("family", "By family"), ("difficulty", "By difficulty")):
             parts += [f"<h3>{title}</h3>", table_html(r.comparison[r.comparison["slice"] == kind], REPORT_COLS)]
         parts += [_img(fig_heldout([r])), _img(fig_groups(r))]
@@ -345,11 +349,12 @@ def report_html(run_dir: str | os.PathLike) -> str:
 def _vs_base_html(r: RunView) -> str:
     if not len(r.groups): return ""
     s = learning_summary(r.groups)
-    s["excess_text"] = [f"{m:+.1f} ± {c:.1f}" if np.isfinite(c) else f"{m:+.1f}" for m, c in zip(s.excess, s.excess_ci)]
     return ("<h3>Against the base model</h3><p>Each training group's pass rate minus its task's measured base solve rate, "
-            "by the adapter version that generated it (version 1 is the base model).</p>" + _img(fig_vs_base([r])) +
-            table_html(s, {"harness": "harness", "groups": "groups", "n_groups": "groups (n)", "n_rollouts": "rollouts",
-                           "pass_rate": "pass rate %", "base_rate": "base rate %", "excess_text": "excess (points, 95% CI)"}))
+            "by the adapter version that generated it (version 1 is the base model); the groups of a task are averaged "
+            "first, so the means and intervals are over tasks.</p>" + _img(fig_vs_base([r])) +
+            table_html(s, {"harness": "harness", "groups": "groups", "n_groups": "groups (n)", "n_tasks": "tasks (n)",
+                           "n_rollouts": "rollouts", "pass_rate": "pass rate %", "base_rate": "base rate %",
+                           "excess_text": "excess (points, 95% CI over tasks)"}))
 
 def _events_html(r: RunView) -> str:
     ev = r.events
@@ -414,7 +419,8 @@ def _refresh(self: Dashboard) -> None:
     self.train_img.value = png(fig_training(self.runs))
     self.eval_img.value = png(fig_heldout(self.runs))
     self.groups_img.value = png(fig_groups(self.runs[-1])) if self.runs else b""
-    tables = [f"<h4>{_esc(r.name)}</h4>" + table_html(_all(r.comparison), REPORT_COLS) for r in self.runs if len(r.comparison)]
+    tables = [f"<h4>{_esc(r.name)}</h4><p>{_esc(r.eval_status.get('line', ''))}</p>" + table_html(_all(r.comparison), REPORT_COLS)
+              for r in self.runs if len(r.comparison)]
     self.eval_table.value = "".join(tables) or "<i>no evaluation yet</i>"
     self.show_events()
     self.status.value = f"<span style='color:gray'>{len(self.runs)} run(s), read {time.strftime('%H:%M:%S')}</span>"

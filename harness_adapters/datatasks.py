@@ -4,7 +4,7 @@
 
 # %% ../nbs/07a_datatasks.ipynb #e2046418
 from __future__ import annotations
-import json, math, shutil, random, hashlib, tempfile
+import re, json, math, shutil, random, hashlib, tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from importlib.metadata import version
@@ -177,7 +177,7 @@ print(f"reward {r:g} ({why})")
 TEST_SH = "#!/bin/bash\nset -euo pipefail\nexec python3 -I /tests/grader.py\n"
 
 # %% ../nbs/07a_datatasks.ipynb #01420228
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "4"
 
 def _instruction(name, csv, df, desc, pkg, q) -> str:
     how = {"integer": "a whole number", "number": "a number rounded to 4 decimal places",
@@ -193,6 +193,13 @@ def _solve_py(csv: str, q: Question) -> str:
             f"print(str(v) if {q.kind!r} == 'text' else (str(int(v)) if {q.kind!r} == 'integer' else f'{{float(v):.4f}}'))\n")
 
 # %% ../nbs/07a_datatasks.ipynb #e6e4ba73
+def _giveaway(instruction: str, q: Question, ans) -> bool:
+    "True when the answer is one of the instruction's own numbers (the row count; the 6 of a threshold 58.6): copying it would score."
+    text = instruction.replace(",", "")
+    tokens = re.findall(r"-?\d+(?:\.\d+)?", text) + re.findall(r"-?\d+", text)   # decimals, and integers as the adversaries read them
+    if q.kind == "text": return str(ans).strip().lower() in tokens                  # a group label that is a number
+    return any(abs(float(n) - ans) <= max(ABS_TOL, REL_TOL * abs(ans)) for n in tokens)
+
 def _dataset_tasks(name: str, root: Path, data_dir: Path) -> list[dict]:
     "Write every usable question about dataset `name` as a task under `root`; returns their manifest lines."
     load, pkg, desc = DATASETS[name]
@@ -202,12 +209,12 @@ def _dataset_tasks(name: str, root: Path, data_dir: Path) -> list[dict]:
     out = []
     for q in questions(df, name):
         ans = answer_of(q, df)
-        if ans is None: continue
+        if ans is None or _giveaway(_instruction(name, csv, df, desc, pkg, q), q, ans): continue
         tid = f"data-{_slug(name)}-{q.slug}"
         grading = {"integer": "exact match (integer)", "text": "exact match ignoring case",
                    "number": f"numeric, |answer - truth| <= max({ABS_TOL}, {REL_TOL} * |truth|)"}[q.kind]
-        meta = {"id": tid, "family": "data", "difficulty": q.level, "split": heldout_split(tid), "source": "pypi-datasets",
-                "tags": [name, pkg, f"{pkg}=={version(pkg)}"]}
+        meta = {"id": tid, "family": "data", "difficulty": q.level, "split": heldout_split(f"dataset:{name}"),
+                "source": "pypi-datasets", "content": f"dataset:{name}", "tags": [name, pkg, f"{pkg}=={version(pkg)}"]}
         expected = {"kind": q.kind, "answer": ans, "abs_tol": ABS_TOL, "rel_tol": REL_TOL}
         write_task(root / tid, meta, _instruction(name, csv, df, desc, pkg, q), {csv: data_dir / csv},
                    {"test.sh": TEST_SH, "grader.py": GRADER, "expected.json": json.dumps(expected)},

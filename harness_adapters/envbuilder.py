@@ -12,7 +12,11 @@ from .envfacts import (Candidate, Drop, Replay, Source, find_work, is_test_file,
                                        screen, screen_engine)
 from .envtests import (CONFTEST, MIN_KILL_RATE, OpenAITeacher, RecordedTeacher, Teacher, TeacherAnswer,
                                        TeacherError, Validation, teacher_brief, validate)
-from .tasks import FAMILIES, _atomic_write, check_task, heldout_split, label_from_rate, load_task, write_task
+from .tasks import FAMILIES, check_task, heldout_split, label_from_rate, load_task, write_task
+from .runs import atomic_write
+from .config import get_preset
+from .rollouts import measure_solve_rates, serving_stack
+
 
 # %% auto #0
 __all__ = ['BUILDER_VERSION', 'PYTEST_SH', 'PLANTABLE', 'REPAIR_SH', 'QA_SH', 'to_workspace', 'heredoc', 'oracle_files',
@@ -189,7 +193,7 @@ def write_candidate(dest: Path, c: Candidate, split: str, origin: str, harness: 
     if v is not None:
         builder |= {"teacher": answer.teacher, "tests_kept": len(v.kept), "tests_dropped": len(v.verdicts) - len(v.kept),
                     "mutants": len(v.mutants), "killed": sum(bool(m["killed_by"]) for m in v.mutants), "kill_rate": v.kill_rate}
-    meta = {"id": c.id, "family": c.family, "difficulty": "medium", "split": split, "source": c.source,
+    meta = {"id": c.id, "family": c.family, "difficulty": "medium", "split": split, "source": c.source, "content": c.source,
             "tags": [c.family, "envbuilder", "unscored"], "content_hash": content_hash(files), "builder": builder}
     grading = {"repair": "1 when the trajectory's own check exits 0 with the tests put back, else 0",
                "qa": "1 when /workspace/answer.txt holds the answer (exactly or as the same number), else 0"}.get(
@@ -315,11 +319,11 @@ def build_envs(inputs, cfg: BuildConfig, progress: bool = True) -> dict:
     for src in tqdm(read_sources(inputs), desc="trajectories", disable=not progress):
         keys.append(src.key)
         if (recs_dir / f"{src.key}.json").exists(): continue  # done in an earlier run
-        _atomic_write(recs_dir / f"{src.key}.json", json.dumps(build_source(src, cfg, engine), indent=1, sort_keys=True) + "\n")
+        atomic_write(recs_dir / f"{src.key}.json", json.dumps(build_source(src, cfg, engine), indent=1, sort_keys=True) + "\n")
     shutil.rmtree(cfg.out / ".staging", ignore_errors=True)
     s = summarise([json.loads((recs_dir / f"{k}.json").read_text()) for k in keys])
-    _atomic_write(cfg.out / "summary.json", json.dumps(s, indent=1) + "\n")
-    _atomic_write(cfg.out / "summary.md", summary_table(s))
+    atomic_write(cfg.out / "summary.json", json.dumps(s, indent=1) + "\n")
+    atomic_write(cfg.out / "summary.md", summary_table(s))
     return s
 
 # %% ../nbs/12_envbuilder.ipynb #09ae820b
@@ -330,11 +334,10 @@ def record_score(path: Path, rate: float, model: str, harness: str, samples: int
     m["difficulty"] = label_from_rate(rate)
     m["reference"] = {"solve_rate": float(rate), "model": model, "harness": harness, "samples": int(samples)}
     m["tags"] = [x for x in m.get("tags", []) if x != "unscored"]
-    _atomic_write(Path(path) / "task.toml", tomli_w.dumps(d))
+    atomic_write(Path(path) / "task.toml", tomli_w.dumps(d))
 
 def score_tasks(out: Path, harness: str, proxy_url: str, model: str, attempts: int = 8, preset="tiny", workers: int = 4) -> dict:
     "Solve rates of every task under `out/tasks` (kept in `out/solve_rates.json`, resumable), recorded in each task.toml."
-    from harness_adapters.rollouts import measure_solve_rates
     tasks = [load_task(p) for p in sorted((Path(out) / "tasks").iterdir()) if (p / "task.toml").exists()]
     rates = measure_solve_rates(tasks, harness, proxy_url, model, Path(out) / "solve_rates.json", samples=attempts,
                                 workers=min(workers, attempts), preset=preset)
@@ -359,18 +362,9 @@ def _parser() -> argparse.ArgumentParser:
 
 # %% ../nbs/12_envbuilder.ipynb #ea9e1b4c
 def _score(a) -> None:
-    from harness_adapters.config import get_preset
-    from harness_adapters.rollouts import start_proxy
-    preset, server, proxy = get_preset(a.model), None, None
-    try:
-        if not a.server:
-            from harness_adapters.serving import ServerConfig, VLLMServer
-            server = VLLMServer(ServerConfig(preset.name)).start()
-        proxy = start_proxy(a.server or server.url, preset)
-        score_tasks(Path(a.out), a.harness, proxy.url, preset.name, a.attempts, preset)
-    finally:
-        if proxy: proxy.stop()
-        if server: server.stop()
+    preset = get_preset(a.model)
+    with serving_stack(preset, server=a.server) as st:
+        score_tasks(Path(a.out), a.harness, st.proxy_url, preset.name, a.attempts, preset)
 
 def envs_cli(argv: list[str]) -> int:
     "`harness-adapters envs build IN OUT [...]`; returns the exit status."

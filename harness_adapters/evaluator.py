@@ -6,25 +6,36 @@
 from __future__ import annotations
 import hashlib, json, math, os, re, threading, time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, asdict, fields
+from dataclasses import dataclass, field, asdict, fields, replace
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from .config import ModelPreset, get_preset
-from .tasks import DIFFICULTIES, FAMILIES, Task, find_task, list_tasks
+from .config import get_preset, ModelPreset, ModelWeightsMissing
+from .runs import (CONFIG, STEP_DIR, append_jsonl, atomic_write, checkpoint_roots, eval_session_dir,
+    read_config, run_finished, write_config)
+from .stats import fmt_diff, interval, interval_note
+from .tasks import (DIFFICULTIES, FAMILIES, TASK_SETS, Task, TaskSpecError, check_task_folders,
+    given_task_ids, list_tasks, resolve_tasks)
+from .harnesses import get_harness
+from .models import model_path
+from .rollouts import PACKS, run_rollout, save_rollout, serving_stack
+from .serving import AdapterError, check_adapter
+from .tasks import TaskFormatError
+
 
 # %% auto #0
-__all__ = ['STEP_DIR', 'TASK_SETS', 'SLICES', 'COMPARE_COLS', 'EvalResult', 'result_from_dict', 'ResultStore', 'CheckpointError',
+__all__ = ['MAX_SLOTS', 'SLICES', 'COMPARE_COLS', 'EvalResult', 'result_from_dict', 'ResultStore', 'CheckpointError',
            'NoCheckpoints', 'Checkpoint', 'read_checkpoint', 'find_checkpoints', 'no_checkpoints_message',
            'validate_checkpoints', 'eval_tasks', 'EvalConfig', 'EvalJob', 'arms', 'plan_jobs', 'eval_result',
-           'run_session', 'run_jobs', 'interval', 'fmt_diff', 'session_frame', 'task_table', 'summary', 'compare',
-           'markdown_table', 'write_tables', 'EvalOutcome', 'session_preset', 'run_finished', 'evaluate',
-           'session_policy', 'eval_cli']
+           'run_session', 'run_jobs', 'Wave', 'plan_waves', 'waves_line', 'eval_slots', 'own_server_slots',
+           'check_waves_safe', 'session_frame', 'task_table', 'summary', 'compare', 'markdown_table', 'planned_keys',
+           'eval_status', 'write_tables', 'eval_folder', 'recompute_tables', 'EvalOutcome', 'session_preset',
+           'expected_checkpoints', 'evaluate', 'session_policy', 'eval_cli']
 
 # %% ../nbs/11_evaluator.ipynb #b93ea3bb
 @dataclass(slots=True)
 class EvalResult:
-    "One evaluation session: an arm (a checkpoint or `base`) under a harness, on one held-out task, one attempt."
+    "One evaluation session: an arm (a checkpoint or `base`) under a harness, on one held-out task, one attempt; one line of `sessions.jsonl`."
     arm: str                         # `base`, or the checkpoint's name (`step-10`, `pi/step-10`, `run-a/step-10`)
     harness: str
     task_id: str
@@ -47,6 +58,10 @@ class EvalResult:
     model_s: float = 0.0
     session: str = ""                # the proxy's session id: its lines in events.jsonl, its folder in rollouts/
     time: float = 0.0                # unix time the session finished
+    model_calls: int = 0             # requests the session made to the model (the turns the proxy captured)
+    prompt_tokens: int = 0           # prompt tokens over those requests (each request's whole prompt)
+    completion_tokens: int = 0       # tokens the model generated
+    final_text: str = ""             # the session's final answer text (the last agent message)
 
     @property
     def key(self) -> tuple: return (self.arm, self.harness, self.task_id, self.attempt)
@@ -58,16 +73,18 @@ def result_from_dict(d: dict) -> EvalResult:
 
 # %% ../nbs/11_evaluator.ipynb #bc4c058a
 class ResultStore:
-    "`<out>/results.jsonl`: one line per finished session, appended as it finishes; resumable."
+    "`<out>/sessions.jsonl`: one line per finished session, appended as it finishes; resumable (an older `results.jsonl` is read too)."
+    FILE, LEGACY = "sessions.jsonl", "results.jsonl"
     def __init__(self, out: str | os.PathLike):
-        self.out = Path(out); self.path = self.out / "results.jsonl"
+        self.out = Path(out); self.path = self.out / self.FILE
         self._lock = threading.Lock()
 
     def read(self) -> list[EvalResult]:
-        "Every session recorded, the last line of a key winning (a torn line is skipped)."
+        "Every session recorded, the last line of a key winning (a torn line is skipped; `results.jsonl` is read first)."
         last = {}
-        if self.path.exists():
-            for line in self.path.read_text().splitlines():
+        for path in (self.out / self.LEGACY, self.path):
+            if not path.exists(): continue
+            for line in path.read_text().splitlines():
                 try: r = result_from_dict(json.loads(line))
                 except (json.JSONDecodeError, TypeError): continue
                 last[r.key] = r
@@ -78,10 +95,9 @@ class ResultStore:
         return {r.key for r in self.read() if not (retry_errored and r.errored)}
 
     def add(self, r: EvalResult) -> None:
-        "Append `r` and sync it to disk."
-        self.out.mkdir(parents=True, exist_ok=True)
-        with self._lock, open(self.path, "a") as f:
-            f.write(json.dumps(asdict(r)) + "\n"); f.flush(); os.fsync(f.fileno())
+        "Append `r` to `sessions.jsonl` and sync it to disk."
+        with self._lock: append_jsonl(self.path, asdict(r))
+
 
 # %% ../nbs/11_evaluator.ipynb #45857f9a
 class CheckpointError(ValueError):
@@ -115,8 +131,6 @@ class Checkpoint:
                                       max_tokens=tr.get("max_tokens")).items() if v is not None}
 
 # %% ../nbs/11_evaluator.ipynb #033d3cb3
-STEP_DIR = re.compile(r"step-(\d+)")
-
 def read_checkpoint(path: str | os.PathLike, arm: str | None = None, harness: str | None = None,
                     run: str | None = None) -> Checkpoint:
     "The `Checkpoint` in the folder at `path` (its card names the harness; else `harness` must)."
@@ -147,8 +161,7 @@ def find_checkpoints(run_dir: str | os.PathLike) -> list[Checkpoint]:
     run_dir = Path(run_dir)
     if not run_dir.is_dir(): raise FileNotFoundError(f"run dir {run_dir} does not exist")
     out = []
-    for root in [run_dir / "checkpoints", *sorted(run_dir.glob("*/checkpoints"))]:
-        if not root.is_dir(): continue
+    for root in checkpoint_roots(run_dir):
         sub = "" if root.parent == run_dir else f"{root.parent.name}/"
         for p in root.iterdir():
             if p.is_dir() and STEP_DIR.fullmatch(p.name):
@@ -157,9 +170,7 @@ def find_checkpoints(run_dir: str | os.PathLike) -> list[Checkpoint]:
 
 def no_checkpoints_message(run_dir: str | os.PathLike) -> str:
     "What to say about a run folder that has no checkpoint yet."
-    run_dir, every = Path(run_dir), None
-    if (run_dir / "config.json").exists():
-        every = json.loads((run_dir / "config.json").read_text()).get("checkpoint_every")
+    run_dir, every = Path(run_dir), read_config(run_dir).get("checkpoint_every")
     when = f"every {every} steps (and at the last step)" if every else "every `checkpoint_every` steps"
     return (f"{run_dir} has no checkpoints yet (looked for checkpoints/step-<n>/ and <harness>/checkpoints/step-<n>/): "
             f"the trainer writes one {when}. Evaluate again once one lands, or watch the run (watch=True, "
@@ -168,7 +179,6 @@ def no_checkpoints_message(run_dir: str | os.PathLike) -> str:
 # %% ../nbs/11_evaluator.ipynb #defe497a
 def validate_checkpoints(ckpts: list[Checkpoint], model: str | ModelPreset, check_shapes: bool = True) -> dict:
     "Check that `ckpts` can be evaluated together on `model`; returns their common tool policy. `CheckpointError` if not."
-    from harness_adapters.harnesses import get_harness
     p = get_preset(model)
     policy, first = {}, None
     for c in ckpts:
@@ -194,9 +204,6 @@ def validate_checkpoints(ckpts: list[Checkpoint], model: str | ModelPreset, chec
 
 def _check_tensors(ckpts: list[Checkpoint], p: ModelPreset) -> None:
     "The serving module's adapter check, for each checkpoint, when the base weights are here."
-    from harness_adapters.config import ModelWeightsMissing
-    from harness_adapters.models import model_path
-    from harness_adapters.serving import AdapterError, check_adapter
     try: base = model_path(p)
     except ModelWeightsMissing: return
     for c in ckpts:
@@ -204,26 +211,22 @@ def _check_tensors(ckpts: list[Checkpoint], p: ModelPreset) -> None:
         except AdapterError as e: raise CheckpointError(f"checkpoint {c.arm}: {e}") from None
 
 # %% ../nbs/11_evaluator.ipynb #ad6e4e9f
-TASK_SETS = {"tiny": dict(family="qa", source="tiny"), "data": dict(family="data"), "heldout": {}}
-
 def _mixed(tasks: list[Task]) -> list[Task]:
     return sorted(tasks, key=lambda t: hashlib.sha256(t.id.encode()).hexdigest())
 
 def eval_tasks(spec: str | list | None = None, model: str = "tiny", limit: int | None = None,
-               allow_train: bool = False) -> list[Task]:
-    "The held-out tasks named by `spec` (a set name, a family, ids, comma-separated ids or a list; None: the model's set)."
+               allow_train: bool = False, check: bool = True, backend=None) -> list[Task]:
+    "The held-out tasks `spec` names (see `tasks.resolve_tasks`; None: the preset's set), at most `limit`; own folders checked."
     spec = spec if spec is not None else ("tiny" if get_preset(model).is_local else "heldout")
-    if isinstance(spec, str) and (spec in TASK_SETS or spec in FAMILIES):
-        tasks = list_tasks(split="heldout", **TASK_SETS.get(spec, {"family": spec}))
-        if not tasks: raise FileNotFoundError(f"task set {spec!r} has no held-out tasks here")
-    else:
-        ids = [s.strip() for s in spec.split(",") if s.strip()] if isinstance(spec, str) else list(spec)
-        tasks = [t if isinstance(t, Task) else find_task(t) for t in ids]
-        train = [t.id for t in tasks if t.split != "heldout"]
-        if train and not allow_train:
-            raise ValueError(f"{', '.join(train)}: training task(s) (split = train); evaluation uses held-out tasks "
-                             "only (allow_train=True to evaluate on them anyway)")
-    return _mixed(tasks)[:limit] if limit else sorted(tasks, key=lambda t: t.id)
+    tasks = resolve_tasks(spec, split="heldout", check=False)
+    train = [t.id for t in tasks if t.split != "heldout"]
+    if train and not allow_train:
+        raise TaskSpecError(f"{', '.join(train)}: training task(s) (split = train); evaluation uses held-out tasks "
+                            "only (allow_train=True to evaluate on them anyway)")
+    tasks = _mixed(tasks)[:limit] if limit else tasks
+    if check: check_task_folders([t for t in tasks if t.id not in given_task_ids(spec)], backend)
+    return tasks
+
 
 # %% ../nbs/11_evaluator.ipynb #23c579a7
 @dataclass
@@ -240,13 +243,19 @@ class EvalConfig:
             comparison needs it).
 
     Parameters that choose the tasks:
-        tasks (`str | list | None`): task set (`tiny`, `data`, `heldout`), a family, or ids; `None`: the preset's set.
+        tasks (`str | list | None`): task sets (`tiny`, `data`, `heldout`), families, ids or task folders (a user's own
+            tasks, Harbor layout), comma-separated or a list (see `resolve_tasks`); `None`: the preset's set.
         limit (`int | None`): at most this many tasks (a fixed subset mixing families and difficulties).
         attempts (`int`, defaults to `2`): sessions per arm and task; pass@1 is their mean, per task.
         allow_train (`bool`): accept training tasks given by id (never for a real evaluation).
+        check_tasks (`bool`, defaults to `True`): run the trial matrix on task folders that are not shipped tasks, and
+            refuse those that fail it, before anything starts.
 
     Parameters that control the sessions:
         workers (`int | None`): sessions in flight; `None`: the preset's (`sessions`).
+        max_adapters (`int | None`): at most this many checkpoints loaded at once; `None`: as many as the server's
+            LoRA slots allow (`ServerConfig.max_loras`, less adapters others loaded; a server of its own gets one slot
+            per checkpoint, up to `MAX_SLOTS`). More checkpoints than that are evaluated in waves.
         guard (`bool`, defaults to `True`): safeagents with both rule packs in front of every arm (blocked calls
             score 0, as in training); `False`: the proxy only captures.
         retry_errored (`bool`, defaults to `True`): re-run sessions that errored in an earlier, interrupted run.
@@ -279,6 +288,8 @@ class EvalConfig:
     idle_timeout_s: float = 3600.0
     out: str | None = None
     method: str = "t"
+    check_tasks: bool = True
+    max_adapters: int | None = None
 
     def __post_init__(self):
         self.preset = get_preset(self.model)          # fails early, naming the known presets
@@ -288,6 +299,8 @@ class EvalConfig:
         if int(self.attempts) < 1: raise ValueError(f"attempts must be >= 1, got {self.attempts}")
         if self.limit is not None and int(self.limit) < 1: raise ValueError(f"limit must be >= 1 or None, got {self.limit}")
         if self.method not in ("t", "bootstrap"): raise ValueError(f"method must be 't' or 'bootstrap', got {self.method!r}")
+        if self.max_adapters is not None and int(self.max_adapters) < 1:
+            raise ValueError(f"max_adapters must be >= 1 or None, got {self.max_adapters}")
         self.workers = int(self.workers or self.preset.sessions)
         if self.out is None:
             self.out = str(Path(self.run_dir) / "eval") if self.run_dir else str(_run_of(Path(self.checkpoints[0])) / "eval")
@@ -334,16 +347,16 @@ def eval_result(job: EvalJob, r) -> EvalResult:
     return EvalResult(job.arm, job.harness, job.task.id, job.attempt, job.task.family, job.task.difficulty, job.step,
                       job.run, job.served, r.reward, r.verifier_reward, (not r.errored) and r.reward == 1.0, r.tool_calls,
                       len(r.blocked_calls), r.timed_out, r.hit_step_limit, r.errored, r.error, r.wall_s, r.model_s,
-                      f"{r.group_id}.{r.rollout_id}", round(time.time(), 3))
+                      f"{r.group_id}.{r.rollout_id}", round(time.time(), 3), len(r.turns),
+                      sum(len(t.prompt_token_ids) for t in r.turns), sum(len(t.token_ids) for t in r.turns), r.final_text or "")
 
 def run_session(job: EvalJob, proxy_url: str, store: ResultStore, preset: ModelPreset | str, runner=None) -> EvalResult:
     "Run one job's session through the proxy (with `runner`, by default the rollouts module's) and record it in `store`."
-    from harness_adapters.rollouts import run_rollout, save_rollout
     r = (runner or run_rollout)(job.task, job.harness, proxy_url, job.served, preset=get_preset(preset),
                                 group_id=job.group_id, model_version=0 if job.step is None else int(job.step))
+    res = eval_result(job, r)                       # counts the tokens before they are dropped
     r.turns = []
-    save_rollout(r, store.out / "rollouts" / f"{r.group_id}.{r.rollout_id}")
-    res = eval_result(job, r)
+    save_rollout(r, eval_session_dir(store.out, f"{r.group_id}.{r.rollout_id}"))
     store.add(res)
     return res
 
@@ -360,26 +373,67 @@ def run_jobs(jobs: list[EvalJob], proxy_url: str, store: ResultStore, preset: Mo
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
-# %% ../nbs/11_evaluator.ipynb #cb85a869
-def interval(x, level: float = 0.95, method: str = "t", n_boot: int = 10000, seed: int = 0) -> tuple[float, float, float, float]:
-    "(mean, half-width, low, high): a `level` interval for the mean of `x` (one value per task; NaNs dropped)."
-    x = np.asarray(x, dtype=float); x = x[~np.isnan(x)]; n = len(x)
-    if n == 0: return (math.nan,) * 4
-    m = float(x.mean())
-    if n == 1: return m, math.nan, math.nan, math.nan
-    if method == "t":
-        from scipy.stats import t
-        h = float(t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
-        return m, h, m - h, m + h
-    if method != "bootstrap": raise ValueError(f"method must be 't' or 'bootstrap', got {method!r}")
-    means = x[np.random.default_rng(seed).integers(0, n, (n_boot, n))].mean(axis=1)
-    lo, hi = (float(v) for v in np.quantile(means, [0.5 - level / 2, 0.5 + level / 2]))
-    return m, (hi - lo) / 2, lo, hi
+# %% ../nbs/11_evaluator.ipynb #9a876349
+MAX_SLOTS = 16      # the most LoRA slots the evaluator asks of a server of its own (each slot holds one adapter's weights)
 
-def fmt_diff(d: float, h: float, signed: bool = True) -> str:
-    "`+2.7 ± 4.8` (points); `—` when absent, `± —` when there is no interval."
-    if d is None or not np.isfinite(d): return "—"
-    return (f"{d:+.1f}" if signed else f"{d:.1f}") + (f" ± {h:.1f}" if h is not None and np.isfinite(h) else " ± —")
+@dataclass(slots=True)
+class Wave:
+    "Checkpoints loaded together, and the sessions to run while they are."
+    checkpoints: list[Checkpoint]
+    jobs: list[EvalJob]
+
+def _parts(xs: list, n: int) -> list[list]:
+    "`xs` cut into `n` contiguous parts whose sizes differ by at most one."
+    q, r = divmod(len(xs), n)
+    ends = np.cumsum([0] + [q + (i < r) for i in range(n)])
+    return [xs[a:b] for a, b in zip(ends, ends[1:])]
+
+def _in_plan_order(jobs: list[EvalJob], tasks: list[Task]) -> list[EvalJob]:
+    "Attempt by attempt, task by task, arms in the order given: `plan_jobs`'s order."
+    pos = {t.id: i for i, t in enumerate(tasks)}
+    return sorted(jobs, key=lambda j: (j.attempt, pos.get(j.task.id, -1)))
+
+def plan_waves(ckpts: list[Checkpoint], tasks: list[Task], attempts: int, slots: int, base: str, done: set = frozenset(),
+               include_base: bool = True, expect: int | None = None) -> list[Wave]:
+    "The missing sessions in waves of at most `slots` checkpoints, the base model's spread over them (`expect`: a watched run's total)."
+    if slots < 1: raise ValueError(f"slots must be >= 1, got {slots}")
+    own = lambda cs: plan_jobs(arms(cs, base, include_base=False), tasks, attempts, done)
+    todo = [c for c in ckpts if own([c])]
+    n = max(1, -(-(len(todo) + max(0, (expect or 0) - len(ckpts))) // slots))
+    groups = [todo[i * slots:(i + 1) * slots] for i in range(n)]
+    base_arms = [a for a in arms(ckpts, base, include_base=include_base) if a["arm"] == "base"]
+    parts = _parts(plan_jobs(base_arms, tasks, attempts, done), n)
+    return [Wave(g, _in_plan_order(b + own(g), tasks)) for g, b in zip(groups, parts)]
+
+def waves_line(n_ckpts: int, slots: int, n_waves: int) -> str:
+    "`9 checkpoints, 4 slots: 3 waves`."
+    return f"{n_ckpts} checkpoint{'s' * (n_ckpts != 1)}, {slots} slot{'s' * (slots != 1)}: {n_waves} wave{'s' * (n_waves != 1)}"
+
+
+# %% ../nbs/11_evaluator.ipynb #6e88a8d1
+def eval_slots(server=None, max_adapters: int | None = None, n_checkpoints: int = 1) -> int:
+    "How many checkpoints may be loaded at once: `server`'s free LoRA slots (`max_loras` less what is loaded), at most `max_adapters`."
+    cfg = getattr(server, "cfg", None)
+    if cfg is None: return max(1, max_adapters or n_checkpoints)
+    others = len(server.adapters.loaded)
+    free = cfg.max_loras - others
+    if free < 1:
+        raise ValueError(f"the server at {server.url} has {others} adapter(s) loaded in its {cfg.max_loras} LoRA slots "
+                         "(max_loras): none is free for the evaluation; unload some, or let the evaluation start its own server")
+    return min(free, max_adapters or free)
+
+def own_server_slots(expected: int, max_adapters: int | None = None) -> int:
+    "The `max_loras` of a server the evaluation starts for itself: one per checkpoint it expects, at most `MAX_SLOTS`."
+    return max(1, min(MAX_SLOTS, expected, max_adapters or MAX_SLOTS))
+
+def check_waves_safe(n_waves: int, env: str | None = None) -> None:
+    "Refuse more than one wave on vLLM's own CPU LoRA ops (`HARNESS_ADAPTERS_CPU_LORA=0`): their base rows leak across waves."
+    env = os.environ.get("HARNESS_ADAPTERS_CPU_LORA", "") if env is None else env
+    if n_waves > 1 and env.strip().lower() in ("0", "false", "no", "off"):
+        raise ValueError(f"{n_waves} waves with HARNESS_ADAPTERS_CPU_LORA={env}: vLLM's own CPU LoRA ops give base rows the "
+                         "last slot's adapter once a server has held more adapters than it has slots (unloading frees no "
+                         "slot), so a later wave's base sessions would be wrong; unset it, or evaluate fewer checkpoints")
+
 
 # %% ../nbs/11_evaluator.ipynb #52f7b597
 SLICES = [("all", "all")] + [("family", f) for f in FAMILIES] + [("difficulty", d) for d in DIFFICULTIES]
@@ -443,12 +497,13 @@ def compare(results: list[EvalResult], method: str = "t", base: str = "base") ->
             b, c = _in_slice(b_all, kind, value), _in_slice(c_all, kind, value)
             both = sorted(set(b.task_id) & set(c.task_id))
             b, c = b.set_index("task_id").loc[both].reset_index(), c.set_index("task_id").loc[both].reset_index()
-            m, hw, lo, hi = interval(c.pass1.to_numpy() - b.pass1.to_numpy(), method=method)
+            diffs = c.pass1.to_numpy() - b.pass1.to_numpy()
+            (m, hw, lo, hi), note = interval(diffs, method=method), interval_note(diffs) if both else None
             sb, sc = _arm_stats(b, method), _arm_stats(c, method)
             rows.append(dict(harness=h, arm=arm, step=s.step.iloc[0], run=s.run.iloc[0], slice=kind, group=value,
                              n_tasks=len(both), sessions_base=sb["sessions"], sessions=sc["sessions"],
                              pass1_base=sb["pass1"], pass1=sc["pass1"], delta=100 * m, delta_ci=100 * hw, delta_lo=100 * lo,
-                             delta_hi=100 * hi, delta_text=fmt_diff(100 * m, 100 * hw),
+                             delta_hi=100 * hi, delta_text=fmt_diff(100 * m, 100 * hw, note=note), delta_note=note or "",
                              calls_per_solved_base=sb["calls_per_solved"], calls_per_solved=sc["calls_per_solved"],
                              calls_change_pct=100 * (_ratio(sc["calls_per_solved"], sb["calls_per_solved"]) - 1),
                              wall_s_base=sb["wall_s"], wall_s=sc["wall_s"],
@@ -459,12 +514,6 @@ def compare(results: list[EvalResult], method: str = "t", base: str = "base") ->
     return out.sort_values(["harness", "step"], kind="stable").reset_index(drop=True) if len(out) else out
 
 # %% ../nbs/11_evaluator.ipynb #2256c823
-def _atomic(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text); os.replace(tmp, path)
-    return path
-
 def _cell(v, fmt="{:.1f}") -> str:
     if v is None or (isinstance(v, float) and not np.isfinite(v)) or v is pd.NA: return "—"
     return fmt.format(v) if isinstance(v, (float, np.floating)) else str(v)
@@ -480,18 +529,70 @@ COMPARE_COLS = {"harness": "harness", "arm": "checkpoint", "group": "tasks", "n_
                 "calls_per_solved": "calls/solved", "calls_change_pct": "Δ calls/solved %", "wall_s": "wall s/session",
                 "blocked_pct": "blocked % of calls", "timeouts_pct": "timeouts %"}
 
+
+# %% ../nbs/11_evaluator.ipynb #f5b4dc9c
+def planned_keys(config: dict) -> set[tuple] | None:
+    "Every (arm, harness, task, attempt) an evaluation's `config.json` plans; None when it records no plan."
+    if not config.get("plan_arms"): return None
+    return {(a, h, t, i) for a, h in config["plan_arms"] for t in config.get("tasks", []) for i in range(int(config.get("attempts", 1)))}
+
+def eval_status(results: list[EvalResult], out: str | os.PathLike) -> dict:
+    "How far the evaluation in `out` got: sessions recorded, planned (its `config.json`) and finished; `partial`; and a line saying so."
+    plan = planned_keys(read_config(out))
+    st = dict(sessions=len(results), errored=sum(bool(r.errored) for r in results), planned=None, finished=None, partial=None)
+    if plan is None:
+        line = f"{len(results)} sessions recorded; no plan in config.json, so whether the evaluation finished is unknown."
+    else:
+        st.update(planned=len(plan), finished=len(plan & {r.key for r in results}))
+        st["partial"] = st["finished"] < st["planned"]
+        line = (f"PARTIAL: {st['finished']} of {st['planned']} sessions finished. The evaluation is still running or was "
+                "stopped: these tables cover the finished sessions only, and sessions finish in plan order (slow ones "
+                "last), so the missing ones are not missing at random." if st["partial"] else
+                f"FINISHED: all {st['planned']} planned sessions finished ({st['errored']} errored, counted for nothing).")
+    return {**st, "line": line, "updated": time.strftime("%Y-%m-%dT%H:%M:%S")}
+
+def _same_stamp(path: Path, st: dict) -> dict:
+    "`st`, keeping the `updated` time of the `status.json` at `path` when nothing else in it changed (a redraw)."
+    try: old = json.loads(path.read_text())
+    except (OSError, ValueError): return st
+    same = {k: v for k, v in old.items() if k != "updated"} == {k: v for k, v in st.items() if k != "updated"}
+    return {**st, "updated": old.get("updated", st["updated"])} if same else st
+
 def write_tables(results: list[EvalResult], out: str | os.PathLike, method: str = "t") -> dict[str, Path]:
-    "Write `summary.csv`, `comparison.csv` and `comparison.md` into `out`; returns their paths."
+    "Write `summary.csv`, `comparison.csv`, `comparison.md` and `status.json` into `out`; returns their paths."
     out, s, c = Path(out), summary(results, method), compare(results, method)
-    paths = {"summary": _atomic(out / "summary.csv", s.to_csv(index=False)),
-             "comparison": _atomic(out / "comparison.csv", c.to_csv(index=False))}
-    parts = [f"# Held-out evaluation: each checkpoint against the base model, paired by task\n",
-             f"{len({r.task_id for r in results})} tasks, {len(results)} sessions; interval: "
-             f"{'Student t' if method == 't' else 'bootstrap percentile'} over tasks, 95%. `—`: no task in that group.\n"]
+    st = _same_stamp(out / "status.json", eval_status(results, out))
+    for df in (s, c): df["partial"] = st["partial"]
+    paths = {"summary": atomic_write(out / "summary.csv", s.to_csv(index=False)),
+             "comparison": atomic_write(out / "comparison.csv", c.to_csv(index=False)),
+             "status": atomic_write(out / "status.json", json.dumps(st, indent=1))}
+    parts = [st["line"] + "\n", f"# Held-out evaluation: each checkpoint against the base model, paired by task\n",
+             f"{len({r.task_id for r in results})} tasks, {len(results)} sessions (`sessions.jsonl`, one line each: "
+             "`harness-adapters eval --tables-only DIR` recomputes these tables from it); interval: "
+             f"{'Student t' if method == 't' else 'bootstrap percentile'} over tasks, 95%. `—`: no task in that group; "
+             "`n/a (...)`: no interval can be estimated (one task, or every task's difference the same).\n"]
     for kind in ("all", "family", "difficulty"):
         if len(c): parts += [f"\n## {kind if kind != 'all' else 'All tasks'}\n", markdown_table(c[c.slice == kind], COMPARE_COLS)]
-    paths["markdown"] = _atomic(out / "comparison.md", "\n".join(parts) + "\n")
+    paths["markdown"] = atomic_write(out / "comparison.md", "\n".join(parts) + "\n")
     return paths
+
+
+# %% ../nbs/11_evaluator.ipynb #c338558a
+def eval_folder(path: str | os.PathLike) -> Path:
+    "The evaluation folder `path` names: itself when it holds sessions, else its `eval/` (a run folder)."
+    p = Path(path)
+    has = lambda d: any((d / f).exists() for f in (ResultStore.FILE, ResultStore.LEGACY))
+    return p / "eval" if not has(p) and has(p / "eval") else p
+
+def recompute_tables(path: str | os.PathLike, method: str | None = None) -> dict[str, Path]:
+    "Recompute every table of the evaluation in `path` from its `sessions.jsonl` alone (`method`: else the one it was made with)."
+    out = eval_folder(path)
+    results = ResultStore(out).read()
+    if not results:
+        raise FileNotFoundError(f"{out} has no sessions (no {ResultStore.FILE}, or older {ResultStore.LEGACY}, with a line in it): "
+                                "nothing to compute tables from")
+    return write_tables(results, out, method or read_config(out).get("method") or "t")
+
 
 # %% ../nbs/11_evaluator.ipynb #8265f5c3
 @dataclass
@@ -509,31 +610,30 @@ def _identity(cfg: EvalConfig, policy: dict) -> dict:
 
 def _open_eval(cfg: EvalConfig, policy: dict, ckpts: list[Checkpoint], tasks: list[Task]) -> None:
     "Check or write `<out>/config.json`."
-    f, ident = Path(cfg.out) / "config.json", _identity(cfg, policy)
-    old = json.loads(f.read_text()) if f.exists() else {}
+    ident = _identity(cfg, policy)
+    old = read_config(cfg.out)
     if old and old.get("identity") != ident:
         raise ValueError(f"{cfg.out} holds an evaluation made with other settings ({old.get('identity')} vs {ident}); "
                          "use another out folder")
     arms_ = sorted(set(old.get("arms", [])) | {c.arm for c in ckpts})
+    plan_ = sorted({tuple(p) for p in old.get("plan_arms", [])}
+                   | {(a["arm"], a["harness"]) for a in arms(ckpts, cfg.preset.name, include_base=cfg.include_base)})
     tasks_ = sorted(set(old.get("tasks", [])) | {t.id for t in tasks})
-    _atomic(f, json.dumps({"identity": ident, "attempts": max(int(cfg.attempts), old.get("attempts", 0)), "arms": arms_,
-                           "tasks": tasks_, "method": cfg.method, "updated": time.strftime("%Y-%m-%dT%H:%M:%S")}, indent=1))
+    write_config(cfg.out, {"identity": ident, "attempts": max(int(cfg.attempts), old.get("attempts", 0)), "arms": arms_,
+                           "plan_arms": plan_, "tasks": tasks_, "method": cfg.method,
+                           "updated": time.strftime("%Y-%m-%dT%H:%M:%S")})
 
 def session_preset(model: str | ModelPreset, policy: dict) -> ModelPreset:
     "The preset the sessions run under: the checkpoints' tool policy on top of `model`'s."
     kw = {k: policy[k] for k in ("agent_steps", "session_timeout_s", "max_tokens") if policy.get(k) is not None}
     return get_preset(model, **kw)
 
-def run_finished(run_dir: str | os.PathLike) -> bool:
-    "True when every trainer of the run has written the checkpoint of its last step (`config.json`'s `steps`)."
-    run_dir = Path(run_dir); f = run_dir / "config.json"
-    if not f.exists(): return False
-    c = json.loads(f.read_text())
-    hs, steps = list(c.get("harnesses") or {}), int(c.get("steps") or 0)
-    if not steps or not hs: return False
-    roots = [run_dir / "checkpoints"] if len(hs) == 1 else [run_dir / h / "checkpoints" for h in hs]
-    return all(any(int(m[1]) >= steps for p in (r.iterdir() if r.is_dir() else []) if (m := STEP_DIR.fullmatch(p.name)))
-               for r in roots)
+def expected_checkpoints(cfg: EvalConfig, found: int) -> int:
+    "How many checkpoints the evaluation will have: those `found`, or, watching a run, as many as it will write."
+    f = Path(cfg.run_dir or "") / CONFIG
+    if not (cfg.watch and f.exists()): return found
+    c = read_config(f.parent)
+    return max(found, len(c.get("harnesses") or [1]) * -(-int(c.get("steps", 1)) // int(c.get("checkpoint_every") or 1)))
 
 # %% ../nbs/11_evaluator.ipynb #2909cc41
 def _discover(cfg: EvalConfig) -> list[Checkpoint]:
@@ -556,82 +656,98 @@ def _wait_for_first(cfg: EvalConfig) -> list[Checkpoint]:
 
 # %% ../nbs/11_evaluator.ipynb #68bb05c0
 def evaluate(cfg: EvalConfig, server=None, proxy_url: str | None = None, progress: bool = True, runner=None) -> EvalOutcome:
-    "Evaluate `cfg`'s checkpoints (and the base model) on held-out tasks in one server; results in `cfg.out`."
-    from harness_adapters.rollouts import PACKS, start_proxy
-    from harness_adapters.serving import ServerConfig, VLLMServer
+    "Evaluate `cfg`'s checkpoints (and the base model) on held-out tasks in one server (in waves beyond its LoRA slots)."
+    tasks = eval_tasks(cfg.tasks, cfg.preset.name, cfg.limit, cfg.allow_train, check=False)   # a bad folder fails first
     ckpts = _wait_for_first(cfg)
     policy = validate_checkpoints(ckpts, cfg.preset, check_shapes=server is not None or proxy_url is None)
-    tasks = eval_tasks(cfg.tasks, cfg.preset.name, cfg.limit, cfg.allow_train)
+    if cfg.check_tasks: check_task_folders([t for t in tasks if t.id not in given_task_ids(cfg.tasks)])   # the trial matrix: seconds a task
     preset, store = session_preset(cfg.preset, policy), ResultStore(cfg.out)
     _open_eval(cfg, policy, ckpts, tasks)
-    own_server = own_proxy = None
-    loaded: dict[str, str] = {}                      # arm -> served tag
-    ran = 0
-    try:
-        if server is None and proxy_url is None:
-            expected = len(ckpts)
-            if cfg.watch and (Path(cfg.run_dir) / "config.json").exists():
-                c = json.loads((Path(cfg.run_dir) / "config.json").read_text())
-                expected = max(expected, len(c.get("harnesses") or [1]) * -(-int(c.get("steps", 1)) // int(c.get("checkpoint_every") or 1)))
-            own_server = server = VLLMServer(ServerConfig(cfg.preset.name, max_loras=max(1, min(16, expected)))).start()
-        if proxy_url is None:
-            own_proxy = start_proxy(server.url, preset, events=str(Path(cfg.out) / "events.jsonl"), plugins=PACKS if cfg.guard else ())
-            proxy_url = own_proxy.url
-        def load(new: list[Checkpoint]):
-            for c in new:
-                loaded[c.arm] = server.adapters.load(c.served_name, c.path) if server is not None else c.served_name
-        load(ckpts)
-        ran = _run_all(cfg, ckpts, tasks, store, proxy_url, preset, loaded, load, progress, runner)
-    finally:
-        if own_proxy is not None: own_proxy.stop()
-        if server is not None and own_server is None:
-            for c in ckpts:
+    expected = expected_checkpoints(cfg, len(ckpts))
+    given = server                       # a server the caller runs: left with no checkpoint of ours loaded
+    with serving_stack(preset, server=server, proxy=proxy_url, events=str(Path(cfg.out) / "events.jsonl"),
+                       plugins=PACKS if cfg.guard else (), max_loras=own_server_slots(expected, cfg.max_adapters)) as st:
+        server, ran = st.server, 0
+        slots = eval_slots(server, cfg.max_adapters, expected)
+        def load(cs: list[Checkpoint]) -> dict[str, str]:
+            "arm -> the served name of its adapter, loaded now."
+            return {c.arm: server.adapters.load(c.served_name, c.path) if server is not None else c.served_name for c in cs}
+        def unload(cs: list[Checkpoint]) -> None:
+            for c in cs if server is not None else []: server.adapters.unload(c.served_name)
+        try:
+            ran = _run_all(cfg, ckpts, tasks, store, st.proxy_url, preset, slots, load, unload, progress, runner,
+                           expected if cfg.watch else None)
+        finally:
+            for c in ckpts if given is not None else []:
                 try: server.adapters.unload(c.served_name)
                 except Exception: pass
-        if own_server is not None: own_server.stop()
     results = store.read()
     write_tables(results, cfg.out, cfg.method)
     return EvalOutcome(Path(cfg.out), results, ran, summary(results, cfg.method), compare(results, cfg.method), ckpts)
 
+
 # %% ../nbs/11_evaluator.ipynb #9d87d83c
-def _run_all(cfg, ckpts, tasks, store, proxy_url, preset, loaded, load, progress, runner) -> int:
-    "Run every missing session of `ckpts` (and, watching, of new checkpoints); returns how many ran."
+def _place(waves: list[Wave], cur: int, slots: int, c: Checkpoint, jobs: list[EvalJob], tasks: list[Task]) -> int:
+    "Put checkpoint `c` and its `jobs` in the first wave from `cur` on with a free slot (a new one if none has); returns its index."
+    i = next((k for k in range(cur, len(waves)) if len(waves[k].checkpoints) < slots), None)
+    if i is None: waves.append(Wave([], [])); i = len(waves) - 1
+    waves[i].checkpoints.append(c); waves[i].jobs = _in_plan_order(waves[i].jobs + jobs, tasks)
+    return i
+
+def _run_all(cfg, ckpts, tasks, store, proxy_url, preset, slots, load, unload, progress, runner, expect=None) -> int:
+    "Run every missing session of `ckpts` (and, watching, of new checkpoints), in waves of at most `slots`; returns how many ran."
     from tqdm.auto import tqdm
-    pending, submitted, ran = set(), set(), 0
+    base, attempts = cfg.preset.name, int(cfg.attempts)
+    waves = plan_waves(ckpts, tasks, attempts, slots, base, store.done(cfg.retry_errored), cfg.include_base, expect)
+    planned, tags, pending, ran, cur = {j.key for w in waves for j in w.jobs}, {}, set(), 0, -1
+    check_waves_safe(len(waves))
+    if len(waves) > 1: print(waves_line(sum(len(w.checkpoints) for w in waves) if not expect else expect, slots, len(waves)), flush=True)
     last_new = last_tables = time.monotonic()
     pool = ThreadPoolExecutor(max(1, cfg.workers))
-    bar = tqdm(desc="eval sessions", disable=not progress, total=0)
-    def submit(cks):
-        jobs = plan_jobs(arms(cks, cfg.preset.name, loaded, cfg.include_base), tasks, int(cfg.attempts),
-                         store.done(cfg.retry_errored))
-        for j in (j for j in jobs if j.key not in submitted):
-            submitted.add(j.key)
-            pending.add(pool.submit(run_session, j, proxy_url, store, preset, runner))
-            bar.total += 1
-        bar.refresh()
+    bar = tqdm(desc="eval sessions", disable=not progress, total=len(planned))
+    def submit(jobs):
+        for j in jobs: pending.add(pool.submit(run_session, replace(j, served=tags.get(j.arm, j.served)), proxy_url, store, preset, runner))
+    def start(i):
+        nonlocal cur
+        if cur >= 0: unload(waves[cur].checkpoints)
+        cur = i; tags.update(load(waves[i].checkpoints))
+        if len(waves) > 1:
+            print(f"wave {i + 1}/{len(waves)}: {', '.join(c.arm for c in waves[i].checkpoints) or 'no checkpoint'} "
+                  f"({len(waves[i].jobs)} sessions)", flush=True)
+        submit(waves[i].jobs)
+    def add(new):
+        done = store.done(cfg.retry_errored)
+        for c in new:
+            jobs = [j for j in plan_jobs(arms([c], base, include_base=cfg.include_base), tasks, attempts, done) if j.key not in planned]
+            planned.update(j.key for j in jobs); bar.total += len(jobs); bar.refresh()
+            if _place(waves, cur, slots, c, jobs, tasks) == cur: tags.update(load([c])); submit(jobs)
+    watching = cfg.watch
     try:
-        submit(ckpts)
+        start(0)
         while True:
             if pending:
-                done, _ = wait(pending, timeout=cfg.poll_s if cfg.watch else None, return_when=FIRST_COMPLETED)
+                done, _ = wait(pending, timeout=cfg.poll_s if watching else None, return_when=FIRST_COMPLETED)
                 for f in done:
                     pending.discard(f); f.result(); ran += 1; bar.update()
                 if done and time.monotonic() - last_tables > 10:
                     write_tables(store.read(), cfg.out, cfg.method); last_tables = time.monotonic()
-            if cfg.watch:
-                new = [c for c in _discover(cfg) if c.arm not in loaded]
+            if watching:
+                new = [c for c in _discover(cfg) if c.arm not in {k.arm for k in ckpts}]
                 if new:
                     validate_checkpoints(ckpts + new, cfg.preset, check_shapes=False)   # the registry checks shapes on load
                     print(f"new checkpoint(s): {', '.join(c.arm for c in new)}", flush=True)
-                    load(new); ckpts.extend(new); _open_eval(cfg, session_policy(ckpts), ckpts, tasks)
-                    submit(ckpts); last_new = time.monotonic()
+                    ckpts.extend(new); _open_eval(cfg, session_policy(ckpts), ckpts, tasks)
+                    add(new); last_new = time.monotonic()
                     continue
                 if not pending:
-                    if run_finished(cfg.run_dir): break
-                    if time.monotonic() - last_new > cfg.idle_timeout_s:
-                        print(f"no new checkpoint for {cfg.idle_timeout_s:.0f} s; stopping", flush=True); break
-                    time.sleep(cfg.poll_s)
-            elif not pending: break
+                    if run_finished(cfg.run_dir): watching = False
+                    elif time.monotonic() - last_new > cfg.idle_timeout_s:
+                        print(f"no new checkpoint for {cfg.idle_timeout_s:.0f} s; stopping", flush=True); watching = False
+                    elif cur == len(waves) - 1 or len(waves[cur].checkpoints) < slots:
+                        time.sleep(cfg.poll_s); continue                        # room here: wait for the next checkpoint
+            if pending: continue
+            if cur + 1 < len(waves): start(cur + 1); continue
+            break
     finally:
         pool.shutdown(wait=True, cancel_futures=True); bar.close()
     return ran
@@ -640,9 +756,10 @@ def session_policy(ckpts: list[Checkpoint]) -> dict:
     "The common tool policy of `ckpts` (validated beforehand)."
     return next((c.policy() for c in ckpts if c.policy()), {})
 
+
 # %% ../nbs/11_evaluator.ipynb #690404e5
 def eval_cli(argv: list[str]) -> int:
-    "`harness-adapters eval (--run-dir DIR | --checkpoint DIR ...) [--model M] [--tasks T] [--attempts N] [--watch]`"
+    "`harness-adapters eval (--run-dir DIR | --checkpoint DIR ...) [--tasks T ...] [--attempts N] [--watch]` or `eval --tables-only DIR`"
     import argparse
     ap = argparse.ArgumentParser(prog="harness-adapters eval",
                                  description="Evaluate checkpoints against the base model on held-out tasks, in one server.")
@@ -650,10 +767,14 @@ def eval_cli(argv: list[str]) -> int:
     ap.add_argument("--run-dir", help="a run folder: all its checkpoints")
     ap.add_argument("--checkpoint", action="append", default=[], help="a checkpoint folder (repeatable)")
     ap.add_argument("--harness", help="harness of checkpoints without a card")
-    ap.add_argument("--tasks", default=None, help="task set (tiny, data, heldout), a family, or comma-separated ids")
+    ap.add_argument("--tasks", action="append", default=None,
+                    help="task set (tiny, data, heldout), family, task id or task folder (Harbor layout); comma-separated, repeatable")
+    ap.add_argument("--no-check", action="store_true", help="do not run the trial matrix on task folders that are not shipped tasks")
     ap.add_argument("--limit", type=int, default=None, help="at most this many tasks")
     ap.add_argument("--attempts", type=int, default=2, help="sessions per arm and task")
     ap.add_argument("--workers", type=int, default=None, help="sessions in flight (default: the preset's)")
+    ap.add_argument("--max-adapters", type=int, default=None,
+                    help="at most this many checkpoints loaded at once (default: the server's LoRA slots); more go in waves")
     ap.add_argument("--no-base", action="store_true", help="do not run the base model")
     ap.add_argument("--allow-train", action="store_true",
                     help="accept training tasks given by id (to re-measure training reward; not a held-out evaluation)")
@@ -662,22 +783,32 @@ def eval_cli(argv: list[str]) -> int:
     ap.add_argument("--poll", type=float, default=30.0, help="seconds between looks for new checkpoints")
     ap.add_argument("--idle-timeout", type=float, default=3600.0, help="stop watching after this long without a new checkpoint")
     ap.add_argument("--out", default=None, help="results folder (default: RUN_DIR/eval)")
-    ap.add_argument("--method", choices=["t", "bootstrap"], default="t")
+    ap.add_argument("--method", choices=["t", "bootstrap"], default=None, help="paired interval (default: t; --tables-only: as made)")
     ap.add_argument("--no-report", action="store_true", help="do not write figures and the HTML report")
+    ap.add_argument("--tables-only", metavar="DIR", help="start nothing: recompute the tables of the evaluation in DIR "
+                                                         "(or DIR/eval) from its sessions.jsonl, and print them")
     a = ap.parse_args(argv)
+    if a.tables_only:
+        try: paths = recompute_tables(a.tables_only, a.method)
+        except FileNotFoundError as e: print(f"harness-adapters eval: {e}"); return 1
+        print(paths["markdown"].read_text() + f"\ntables in {paths['markdown'].parent}")
+        return 0
     try:
         cfg = EvalConfig(a.model, a.run_dir, a.checkpoint or None, a.harness, not a.no_base, a.tasks, a.limit, a.attempts,
                          allow_train=a.allow_train, workers=a.workers, guard=a.guard == "on", watch=a.watch,
-                         poll_s=a.poll, idle_timeout_s=a.idle_timeout, out=a.out, method=a.method)
+                         poll_s=a.poll, idle_timeout_s=a.idle_timeout, out=a.out, method=a.method or "t",
+                         check_tasks=not a.no_check, max_adapters=a.max_adapters)
     except ValueError as e: ap.error(str(e))
     try: o = evaluate(cfg)
-    except (CheckpointError, NoCheckpoints) as e:
+    except (CheckpointError, NoCheckpoints, TaskSpecError, TaskFormatError) as e:
         print(f"harness-adapters eval: {e}"); return 1
     c = o.comparison
+    print(eval_status(o.results, o.out)["line"] + "\n")
     print(markdown_table(c[c.slice == "all"], COMPARE_COLS) if len(c) else "no comparison (no base model results)")
-    print(f"\n{o.ran} sessions run now, {len(o.results)} recorded; tables in {o.out}")
+    print(f"\n{o.ran} sessions run now, {len(o.results)} recorded in {o.out / ResultStore.FILE}; tables in {o.out}")
     if not a.no_report and a.run_dir:
-        from harness_adapters.dashboard import write_figures, write_report
+        from harness_adapters.dashboard import write_figures, write_report   # lazy: matplotlib, for the figures only
         figs = write_figures([a.run_dir])
         print("figures:", ", ".join(map(str, figs)), "\nreport:", write_report(a.run_dir))
     return 0
+

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from filelock import FileLock
 from .config import cache_dir
+from .sandbox import Limits, SandboxConfig
+
 
 # %% auto #0
 __all__ = ['HARNESSES', 'OPENCODE_LEAN_OFF', 'LEAN_PROMPT', 'COMMANDS', 'HarnessSpec', 'get_harness', 'install_dir',
@@ -173,7 +175,6 @@ def session_command(name: str, s: SessionSpec, exe: str | None = None) -> Harnes
 # %% ../nbs/08_harnesses.ipynb #35ebcfe1
 def sandbox_config(name: str, workspace_from: Path | None = None, memory_mb: int = 1 << 20):
     "The `SandboxConfig` for a session of harness `name` (installed on first use)."
-    from harness_adapters.sandbox import SandboxConfig, Limits
     install(name)
     d = install_dir(name)
     return SandboxConfig(workspace_from=workspace_from, ro_mounts={str(d): d}, share_net=True,

@@ -7,7 +7,8 @@ from __future__ import annotations
 import importlib.util, json, os, re, shutil, sys, tempfile
 from pathlib import Path
 from filelock import FileLock
-from .config import ModelPreset, get_preset, cache_dir, local_weights, PRESETS
+from .config import cache_dir, get_preset, local_weights, ModelPreset, ModelWeightsMissing, PRESETS
+
 
 # %% auto #0
 __all__ = ['SMOLLM2_GGUF', 'SMOLLM2_TOOLS_TEMPLATE', 'smollm2_gguf', 'render', 'tiny_model_dir', 'model_path',
@@ -137,7 +138,6 @@ def fixed_chat_template(preset: ModelPreset | str, weights: Path) -> str | None:
 # %% ../nbs/01_models.ipynb #136a1ab6
 def models_cli(argv: list[str]) -> int:
     "`harness-adapters models [list|tiny]`."
-    from harness_adapters.config import ModelWeightsMissing
     if argv[:1] == ["tiny"]:
         print(tiny_model_dir()); return 0
     for p in PRESETS.values():

@@ -4,20 +4,25 @@
 
 # %% ../nbs/09_rollouts.ipynb #1924d3ac
 from __future__ import annotations
-import json, os, shutil, sys, tempfile, time, uuid
+import contextlib, json, os, shutil, sys, tempfile, time, uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
 import httpx
 from .config import ModelPreset, get_preset, cache_dir
 from .harnesses import SessionSpec, get_harness, run_session, sandbox_config, final_text
+from .runs import atomic_write, save_session
 from .sandbox import SandboxBackend, default_backend
-from .tasks import Task, find_task, run_verifier
+from .tasks import SPLITS, Task, TaskFormatError, TaskSpecError, find_task, resolve_tasks, run_verifier
+from .atif_io import openai_steps, trajectory, trajectory_dict
+from .safeagents import Proxy, ProxyConfig
+from .serving import ServerConfig, VLLMServer
+
 
 # %% auto #0
 __all__ = ['PACKS', 'TurnTokens', 'Rollout', 'rollout_to_dict', 'rollout_from_dict', 'extends', 'count_prefix_breaks',
            'fetch_turns', 'turn_tokens', 'session_facts', 'session_trajectory', 'run_rollout', 'run_group', 'run_many',
-           'save_rollout', 'start_proxy', 'rollout_cli', 'measure_solve_rates', 'measure_cli']
+           'save_rollout', 'start_proxy', 'Stack', 'serving_stack', 'rollout_cli', 'measure_solve_rates', 'measure_cli']
 
 # %% ../nbs/09_rollouts.ipynb #b8c2339e
 @dataclass(slots=True)
@@ -112,7 +117,6 @@ def session_facts(captured: dict, max_turns: int) -> dict:
 
 def session_trajectory(captured: dict, session: str, model: str) -> dict | None:
     "The session as an ATIF trajectory: the last captured request's messages and the answer the harness got."
-    from harness_adapters.atif_io import openai_steps, trajectory, trajectory_dict
     last = _last_agent_turn(captured.get("turns") or [])
     if last is None or last.get("messages") is None: return None
     steps = openai_steps(list(last["messages"]) + ([last["message"]] if last.get("message") else []))
@@ -185,33 +189,52 @@ def run_many(jobs: list[tuple], proxy_url: str, *, workers: int = 8, progress: b
         return [f.result() for f in futs]
 
 # %% ../nbs/09_rollouts.ipynb #cdeaa8b0
-def _atomic_json(path: Path, obj) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(obj, indent=1))
-    tmp.rename(path)
-
 def save_rollout(r: Rollout, out: str | Path) -> Path:
     "Write `r` to `out/rollout.json` and its ATIF trajectory to `out/trajectory.json`; returns `out`."
-    out = Path(out)
-    if r.trajectory is not None: _atomic_json(out / "trajectory.json", r.trajectory)
-    _atomic_json(out / "rollout.json", rollout_to_dict(r))
-    return out
+    return save_session(out, rollout_to_dict(r), r.trajectory)
 
 # %% ../nbs/09_rollouts.ipynb #3dd46b6e
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
 
 def start_proxy(upstream: str, preset: ModelPreset, events: str | None = None, plugins=PACKS):
     "A safeagents proxy in this process, in capture mode, with the preset's step limit and sampling temperature."
-    from harness_adapters.safeagents import Proxy, ProxyConfig
     return Proxy(ProxyConfig(upstream, plugins=tuple(plugins), events=events, capture=True, max_steps=preset.agent_steps,
                              sampling={"temperature": preset.temperature, "top_p": 1.0})).start()
+
+# %% ../nbs/09_rollouts.ipynb #3de83c59
+@dataclass
+class Stack:
+    "What `serving_stack` yields: the URLs to use, the server to load adapters into, and the proxy it started."
+    url: str | None                           # the vLLM server's base URL (without /v1); None when only a proxy was given
+    proxy_url: str                            # the safeagents proxy's base URL: where harnesses send their requests
+    server: "VLLMServer | None" = None        # started here, or the one given as an object: load adapters with `server.adapters`
+    proxy: "Proxy | None" = None              # started here
+
+@contextlib.contextmanager
+def serving_stack(preset: ModelPreset,         # the model to serve; the proxy takes its step limit and temperature
+                  server=None,                 # a running vLLM server: its base URL or a `VLLMServer`; None starts one (unless `proxy` is given)
+                  proxy: str | None = None,    # a running safeagents proxy's base URL (capture mode); None starts one here
+                  events: str | None = None,   # the started proxy's events file
+                  plugins=PACKS,               # the started proxy's rule packs; () captures without the packs
+                  **server_kw):                # `ServerConfig` fields for a started server (max_loras, max_num_seqs, ...)
+    """A vLLM server and a safeagents proxy in front of it: what is given is used, what is missing is started, and on
+    exit what was started stops, proxy first. A given proxy already forwards to its own server, so a proxy without a
+    server starts nothing."""
+    with contextlib.ExitStack() as stack:
+        srv = None if server is None or isinstance(server, str) else server
+        if server is None and not proxy: srv = stack.enter_context(VLLMServer(ServerConfig(preset.name, **server_kw)))
+        url = server if isinstance(server, str) else srv.url if srv is not None else None
+        px = None
+        if not proxy:
+            px = start_proxy(url, preset, events=events, plugins=plugins)
+            stack.callback(px.stop)
+        yield Stack(url, proxy or px.url, srv, px)
+
 
 # %% ../nbs/09_rollouts.ipynb #6208bb1b
 def rollout_cli(argv: list[str]) -> int:
     "`harness-adapters rollout --model M --harness H --task TASK [--adapter NAME] --out DIR`"
     import argparse
-    from harness_adapters.serving import VLLMServer, ServerConfig
     ap = argparse.ArgumentParser(prog="harness-adapters rollout", description="Run one rollout of a harness on a task.")
     ap.add_argument("--model", default="tiny"); ap.add_argument("--harness", required=True)
     ap.add_argument("--task", required=True, help="task id or folder"); ap.add_argument("--out", required=True)
@@ -222,31 +245,30 @@ def rollout_cli(argv: list[str]) -> int:
     a = ap.parse_args(argv)
     preset, task = get_preset(a.model, **({"agent_steps": a.max_steps} if a.max_steps else {})), find_task(a.task)
     get_harness(a.harness)
-    server = proxy = None
-    try:
-        if a.server: url, model = a.server, a.adapter or preset.name
-        else:
-            server = VLLMServer(ServerConfig(preset.name)).start(); url, model = server.url, preset.name
-            if a.adapter:
-                name, _, path = a.adapter.partition("=")
-                model = server.adapters.load(name, path) if path else server.adapters.resolve(name)
-        proxy_url = a.proxy or (proxy := start_proxy(url, preset, events=str(Path(a.out) / "events.jsonl"))).url
-        r = run_rollout(task, a.harness, proxy_url, model, preset=preset)
+    if a.adapter and "=" in a.adapter and (a.server or a.proxy):
+        ap.error("--adapter NAME=PATH loads the adapter into the server this command starts: drop --server and --proxy, "
+                 "or load it into your server and pass its served name")
+    with serving_stack(preset, server=a.server, proxy=a.proxy, events=str(Path(a.out) / "events.jsonl")) as st:
+        model = a.adapter or preset.name             # a served name, or NAME=PATH: loaded below
+        if st.server and a.adapter:
+            name, _, path = a.adapter.partition("=")
+            model = st.server.adapters.load(name, path) if path else st.server.adapters.resolve(name)
+        r = run_rollout(task, a.harness, st.proxy_url, model, preset=preset)
         save_rollout(r, a.out)
         print(json.dumps({k: getattr(r, k) for k in ("task_id", "harness", "model", "reward", "tool_calls", "blocked",
                           "timed_out", "hit_step_limit", "errored", "error", "wall_s", "model_s", "prefix_breaks")}))
         return 1 if r.errored else 0
-    finally:
-        if proxy: proxy.stop()
-        if server: server.stop()
+
 
 # %% ../nbs/09_rollouts.ipynb #7b5591ba
 def measure_solve_rates(tasks: list[Task], harness: str, proxy_url: str, model: str, out: str | Path, *,
                         samples: int = 8, workers: int = 8, preset: ModelPreset | str = "tiny") -> dict:
     "Solve rate of each task over `samples` rollouts, kept (and resumed) in the JSON file `out`."
     from tqdm.auto import tqdm
-    out = Path(out)
+    out, p = Path(out), get_preset(preset)
     done = json.loads(out.read_text()) if out.exists() else {}
+    if other := {v.get("max_tokens") for v in done.values()} - {None, p.max_tokens}:
+        raise ValueError(f"{out} holds rates measured at max_tokens {sorted(other)}, not {p.max_tokens}: use another --out")
     todo = [t for t in tasks if t.id not in done]
     for task in tqdm(todo, desc=f"measuring ({len(done)} done)"):
         rs = run_group(task, harness, proxy_url, model, samples, workers=workers, progress=False, preset=preset)
@@ -255,35 +277,38 @@ def measure_solve_rates(tasks: list[Task], harness: str, proxy_url: str, model: 
         done[task.id] = {"solve_rate": round(sum(r.reward == 1.0 for r in ok) / len(ok), 4), "samples": len(ok),
                          "errored": len(rs) - len(ok), "model": model, "harness": harness,
                          "tool_calls_mean": round(sum(r.tool_calls for r in ok) / len(ok), 2),
-                         "temperature": get_preset(preset).temperature}  # the proxy samples at the preset's
-        _atomic_json(out, dict(sorted(done.items())))
+                         "temperature": p.temperature,  # the proxy samples at the preset's
+                         "max_tokens": p.max_tokens}    # and the harness asks for this many a turn
+        atomic_write(out, json.dumps(dict(sorted(done.items())), indent=1))
     return done
 
 # %% ../nbs/09_rollouts.ipynb #cacaf4e3
 def measure_cli(argv: list[str]) -> int:
-    "`harness-adapters measure --model M --harness H [--family F] [--split S] --samples N --out FILE`"
+    "`harness-adapters measure --model M --harness H [--tasks FOLDER|ID|FAMILY[,...]]... [--split S] --samples N --out FILE`"
     import argparse
-    from harness_adapters.serving import VLLMServer, ServerConfig
-    from harness_adapters.tasks import list_tasks
     ap = argparse.ArgumentParser(prog="harness-adapters measure", description="Measure tasks' solve rates with a model in a harness.")
     ap.add_argument("--model", default="tiny"); ap.add_argument("--harness", default="pi")
-    ap.add_argument("--family", default="qa"); ap.add_argument("--split", default=None)
-    ap.add_argument("--source", default=None, help="only tasks of this source (e.g. tiny)")
+    ap.add_argument("--tasks", action="append", default=[], metavar="SPEC",
+                    help="task folders, task ids or families, comma-separated or repeated (default: the qa family)")
+    ap.add_argument("--family", default=None, help="a family: the same as --tasks FAMILY")
+    ap.add_argument("--split", default=None, choices=SPLITS, help="only this split of the families named")
+    ap.add_argument("--source", default=None, help="only this source of the families named (e.g. tiny)")
+    ap.add_argument("--no-check", action="store_true", help="do not run the trial matrix on your own task folders")
     ap.add_argument("--samples", type=int, default=8); ap.add_argument("--workers", type=int, default=8)
+    ap.add_argument("--max-tokens", type=int, default=None,
+                    help="output tokens a turn (default: the preset's); measure under the training run's limit")
     ap.add_argument("--out", required=True, help="JSON file of results (resumed if it exists)")
     ap.add_argument("--server", help="a running vLLM server's base URL (without /v1)")
     a = ap.parse_args(argv)
-    preset, tasks = get_preset(a.model), list_tasks(a.family, a.split, a.source)
-    if not tasks: raise KeyError(f"no tasks of family {a.family!r} (split {a.split}, source {a.source})")
-    server = proxy = None
-    try:
-        if not a.server: server = VLLMServer(ServerConfig(preset.name, max_num_seqs=max(8, a.workers))).start()
-        proxy = start_proxy(a.server or server.url, preset)
-        rates = measure_solve_rates(tasks, a.harness, proxy.url, preset.name, a.out, samples=a.samples,
+    preset = get_preset(a.model, **({"max_tokens": a.max_tokens} if a.max_tokens else {}))
+    get_harness(a.harness)
+    specs = a.tasks + ([a.family] if a.family else [])
+    try: tasks = resolve_tasks(specs or ["qa"], a.split, a.source, check=not a.no_check)
+    except (TaskSpecError, TaskFormatError) as e: ap.error(str(e))             # exits 2 before any server or session starts
+    with serving_stack(preset, server=a.server, max_num_seqs=max(8, a.workers)) as st:
+        rates = measure_solve_rates(tasks, a.harness, st.proxy_url, preset.name, a.out, samples=a.samples,
                                     workers=a.workers, preset=preset)
         band = [k for k, v in rates.items() if 0.1 <= v["solve_rate"] <= 0.7]
         print(f"{len(rates)} tasks measured; {len(band)} in the 0.1-0.7 band; written to {a.out}")
         return 0
-    finally:
-        if proxy: proxy.stop()
-        if server: server.stop()
+

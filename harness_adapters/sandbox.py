@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_sandbox.ipynb #962d3230
 from __future__ import annotations
-import os, re, sys, time, shutil, signal, random, tempfile, subprocess
+import os, re, sys, site, time, shutil, signal, random, tempfile, subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -88,15 +88,30 @@ class SandboxBackend(Protocol):
 
 # %% ../nbs/06_sandbox.ipynb #0bd76515
 def _system_binds() -> list[str]:
-    "bwrap arguments for a read-only system: /usr, /etc, the /bin-style links, and Python's own prefix."
+    "bwrap arguments for a read-only system: /usr, /etc and the /bin-style links."
     args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
     for d in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
         p = Path(d)
         if p.is_symlink(): args += ["--symlink", os.readlink(p), d]
         elif p.is_dir(): args += ["--ro-bind", d, d]
-    for prefix in dict.fromkeys([sys.base_prefix, sys.prefix]):
-        if not prefix.startswith("/usr"): args += _parents(prefix) + ["--ro-bind", prefix, prefix]
     return args
+
+def _python_roots() -> list[str]:
+    "The folders of the interpreter this process runs under (prefix, base prefix, site-packages) outside /usr, outermost only."
+    candidates = [sys.base_prefix, sys.prefix, *site.getsitepackages()]
+    found = sorted({os.path.abspath(p) for p in candidates if os.path.isdir(p)}, key=len)
+    roots = []
+    for p in found:  # shortest first, so a folder inside one already kept is covered by it
+        if not any(Path(p).is_relative_to(r) for r in ["/usr", *roots]): roots.append(p)
+    return roots
+
+def _closed_to_others(folders: list[str]) -> list[str]:
+    "The `folders` a user other than their owner cannot enter (the sandbox's dropped uid, as root)."
+    return [f for f in folders if not os.stat(f).st_mode & 0o001]
+
+def _python_binds() -> list[str]:
+    "bwrap arguments showing this interpreter read-only at its own paths (they must come after every other mount)."
+    return [a for p in _python_roots() for a in _parents(p) + ["--ro-bind", p, p]]
 
 def _parents(dest: str) -> list[str]:
     "bwrap arguments creating every parent of `dest` world-traversable (bwrap copies the host's mode otherwise)."
@@ -163,6 +178,7 @@ def _bwrap_args(self: BubblewrapSandbox, env: dict[str, str]) -> list[str]:
         if not Path(src).exists(): raise FileNotFoundError(f"read-only mount {dest}: host path {src} does not exist")
         args += _parents(dest) + ["--ro-bind", str(src), dest]
     for dest, src in self.mounts.items(): args += _parents(dest) + ["--bind", str(src), dest]
+    args += _python_binds()  # after every mount above, so that none of them hides the interpreter
     args += ["--chdir", c.workdir, "--remount-ro", "/"]
     if self.uid is not None:
         args[1:1] = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
@@ -216,6 +232,10 @@ class BubblewrapBackend:
         for tool in ("bwrap", "prlimit") + (("setpriv",) if os.geteuid() == 0 else ()):
             if shutil.which(tool) is None:
                 raise FileNotFoundError(f"{tool} not found: install the Debian packages bubblewrap and util-linux")
+        if os.geteuid() == 0 and (closed := _closed_to_others(_python_roots())):
+            raise PermissionError(f"the Python this process runs under is in {', '.join(closed)}, which the sandbox's "
+                                  "unprivileged user cannot enter, so python3 inside would be another interpreter: "
+                                  "chmod o+x it (python -m venv makes 0755 folders, mkdtemp 0700 ones)")
         self.base, self.uid_range = Path(base or cache_dir("sandboxes")), uid_range
 
     def create(self, config: SandboxConfig | None = None) -> BubblewrapSandbox:

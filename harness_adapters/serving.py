@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_serving.ipynb #cfcad3ca
 from __future__ import annotations
-import json, os, signal, socket, subprocess, sys, threading, time
+import json, os, shutil, signal, socket, subprocess, sys, threading, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,9 +13,9 @@ from .config import ModelPreset, get_preset, cache_dir
 from .models import model_path, fixed_chat_template
 
 # %% auto #0
-__all__ = ['ServerConfig', 'free_port', 'pick_device', 'server_command', 'ServerError', 'log_tail', 'VLLMServer', 'AdapterError',
-           'check_adapter', 'new_adapter', 'AdapterRegistry', 'Completion', 'parse_completion', 'complete', 'serve',
-           'serve_cli']
+__all__ = ['ServerConfig', 'free_port', 'pick_device', 'server_cores', 'server_command', 'ServerError', 'log_tail',
+           'die_with_parent', 'VLLMServer', 'AdapterError', 'check_adapter', 'new_adapter', 'AdapterRegistry',
+           'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
 
 # %% ../nbs/02_serving.ipynb #4a025951
 @dataclass
@@ -32,11 +32,17 @@ class ServerConfig:
         max_lora_rank (`int | None`): largest adapter rank accepted; `None` uses the preset's `lora_rank`.
         device (`str`): `auto` (GPU when torch sees one), `cpu` or `cuda`.
         kv_cache_gib (`float`): KV-cache size on CPU (`VLLM_CPU_KVCACHE_SPACE`).
+        cpu_cores (`tuple[int, ...] | None`): on CPU, the cores vLLM's worker binds its threads to
+            (`VLLM_CPU_OMP_THREADS_BIND`); `None`: every core this process may use but the last, which stays free for the
+            scheduler and a trainer beside the server (vLLM's own default on a 2-core x86 machine, made explicit so that
+            `trainer.training_threads` knows which cores are free).
         gpu_memory_utilization (`float`): share of GPU memory vLLM may take, on GPU.
         max_num_seqs (`int | None`): sequences scheduled at once; `None` keeps vLLM's default.
         startup_timeout_s (`float`): how long `start()` waits for the server to answer.
         log_path (`str | None`): server log file; `None` writes under the cache's `logs/`.
         extra_args (`tuple[str, ...]`): appended to the command line as they are.
+        env (`dict[str, str]`): environment of the server process over this process's and the project's settings
+            (e.g. `{"HARNESS_ADAPTERS_CPU_LORA": "0"}`: vLLM's own CPU LoRA ops, as `bench/lora_serving.py` compares).
     """
     model: str = "tiny"
     model_path: str | None = None
@@ -47,17 +53,23 @@ class ServerConfig:
     max_lora_rank: int | None = None
     device: str = "auto"
     kv_cache_gib: float = 2.0
+    cpu_cores: tuple[int, ...] | None = None
     gpu_memory_utilization: float = 0.85
     max_num_seqs: int | None = None
     startup_timeout_s: float = 600.0
     log_path: str | None = None
     extra_args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         self.preset = get_preset(self.model)  # fails early, naming the known presets
         if self.max_loras < 1: raise ValueError(f"max_loras must be >= 1, got {self.max_loras}")
         if self.device not in ("auto", "cpu", "cuda"): raise ValueError(f"device must be auto, cpu or cuda, got {self.device!r}")
         self.max_lora_rank = self.max_lora_rank or self.preset.lora_rank
+        if self.cpu_cores is not None:
+            free = os.sched_getaffinity(0)
+            if not self.cpu_cores or set(self.cpu_cores) - free:
+                raise ValueError(f"cpu_cores must name cores this process may use ({sorted(free)}), got {self.cpu_cores}")
 
 # %% ../nbs/02_serving.ipynb #11d52bfd
 def free_port(host: str = "127.0.0.1") -> int:
@@ -74,6 +86,13 @@ def pick_device(device: str = "auto") -> str:
     except ImportError: return "cpu"
 
 # %% ../nbs/02_serving.ipynb #215f37c0
+def server_cores(cfg: ServerConfig) -> list[int] | None:
+    "The cores a CPU server for `cfg` binds its worker's threads to; None on a GPU."
+    if pick_device(cfg.device) != "cpu": return None
+    if cfg.cpu_cores: return sorted(cfg.cpu_cores)
+    cores = sorted(os.sched_getaffinity(0))
+    return cores[:-1] or cores
+
 def server_command(cfg: ServerConfig, weights: Path) -> tuple[list[str], dict[str, str]]:
     "The argv and extra environment that start vLLM's OpenAI server for `cfg` with the weights in `weights`."
     p = cfg.preset
@@ -84,7 +103,7 @@ def server_command(cfg: ServerConfig, weights: Path) -> tuple[list[str], dict[st
     if cfg.enable_lora:
         # one slot more than asked: vllm-cpu 0.32 with every LoRA slot taken applies an adapter to the base-model rows of
         # the same batch (seen with --max-loras 1: base sessions beside a checkpoint's solved what the checkpoint did;
-        # tests/test_serving.py::test_base_rows_stay_base_in_a_batch_with_an_adapter)
+        # upstream/vllm-cpu-lora/test_server_slot_leak.py; the project's own ops, on by default, close it for any number)
         argv += ["--enable-lora", "--max-lora-rank", str(cfg.max_lora_rank), "--max-loras", str(cfg.max_loras + 1)]
     if p.reasoning_parser: argv += ["--reasoning-parser", p.reasoning_parser]
     template = fixed_chat_template(p, weights)
@@ -94,9 +113,11 @@ def server_command(cfg: ServerConfig, weights: Path) -> tuple[list[str], dict[st
         argv += ["--chat-template", str(path)]
     if cfg.max_num_seqs: argv += ["--max-num-seqs", str(cfg.max_num_seqs)]
     env = {"VLLM_ALLOW_RUNTIME_LORA_UPDATING": "True", "VLLM_SERVER_DEV_MODE": "1", "HF_HUB_OFFLINE": "1"}
-    if pick_device(cfg.device) == "cpu": env["VLLM_CPU_KVCACHE_SPACE"] = str(int(max(1, cfg.kv_cache_gib)))
+    if pick_device(cfg.device) == "cpu":
+        env["VLLM_CPU_KVCACHE_SPACE"] = str(int(max(1, cfg.kv_cache_gib)))
+        env["VLLM_CPU_OMP_THREADS_BIND"] = ",".join(map(str, server_cores(cfg)))
     else: argv += ["--gpu-memory-utilization", str(cfg.gpu_memory_utilization)]
-    return argv + list(cfg.extra_args), env
+    return argv + list(cfg.extra_args), env | dict(cfg.env)
 
 # %% ../nbs/02_serving.ipynb #16f9afd9
 class ServerError(RuntimeError):
@@ -106,6 +127,11 @@ def log_tail(path: Path, n: int = 40) -> str:
     "The last `n` lines of the file at `path` (empty if it does not exist)."
     try: return "\n".join(Path(path).read_text(errors="replace").splitlines()[-n:])
     except FileNotFoundError: return ""
+def die_with_parent(argv: list[str]) -> list[str]:
+    "`argv` run so that it gets SIGTERM when the thread that starts it ends (`setpriv --pdeathsig`); as is without setpriv."
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "TERM", "--", *argv] if setpriv else list(argv)
+
 
 # %% ../nbs/02_serving.ipynb #61bd755f
 class VLLMServer:
@@ -133,7 +159,7 @@ def _start(self: VLLMServer) -> VLLMServer:
     argv, env = server_command(self.cfg, self.weights)
     self.log_path.parent.mkdir(parents=True, exist_ok=True)
     log = open(self.log_path, "w")
-    self.proc = subprocess.Popen(argv, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
+    self.proc = subprocess.Popen(die_with_parent(argv), env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, start_new_session=True)
     log.close()
     try: self.wait_ready()
@@ -171,6 +197,13 @@ def _alive(self: VLLMServer) -> bool:
     except httpx.HTTPError: return False
 
 VLLMServer.start, VLLMServer.wait_ready, VLLMServer.stop, VLLMServer.alive = _start, _wait_ready, _stop, _alive
+
+# %% ../nbs/02_serving.ipynb #233be66c
+def _cpu_cores(self: VLLMServer) -> list[int] | None:
+    "The cores this server's CPU worker holds (see `server_cores`)."
+    return server_cores(self.cfg)
+
+VLLMServer.cpu_cores = property(_cpu_cores)
 
 # %% ../nbs/02_serving.ipynb #8d5f9185
 class AdapterError(ValueError):
@@ -254,8 +287,8 @@ class AdapterRegistry:
         with self._lock: return self._name_locks.setdefault(name, threading.Lock())
 
 # %% ../nbs/02_serving.ipynb #e84274dd
-def _post(url: str, path: str, body: dict) -> httpx.Response:
-    return httpx.post(f"{url}{path}", json=body, timeout=300)
+def _post(url: str, path: str, body: dict, timeout: float = 300) -> httpx.Response:
+    return httpx.post(f"{url}{path}", json=body, timeout=timeout)
 
 def _load(self: AdapterRegistry, name: str, path: str | os.PathLike, version: int | None = None) -> str:
     "Check and load the adapter at `path` as the next version of `name` (or as `version`); returns `name@version`."
@@ -273,7 +306,7 @@ def _load(self: AdapterRegistry, name: str, path: str | os.PathLike, version: in
     return tag
 
 def _unload_tag(self: AdapterRegistry, tag: str) -> None:
-    r = _post(self.url, "/v1/unload_lora_adapter", {"lora_name": tag})
+    r = _post(self.url, "/v1/unload_lora_adapter", {"lora_name": tag}, timeout=60)     # vLLM only forgets the name
     if r.status_code not in (200, 404): raise AdapterError(f"vLLM refused to unload {tag}: {r.text[:300]}")
     with self._lock: self.loaded.pop(tag, None)
 
@@ -388,6 +421,9 @@ def serve_cli(argv: list[str]) -> int:
     bad = [s for s in a.adapter if "=" not in s]
     if bad: ap.error(f"--adapter takes NAME=PATH, got {bad[0]!r}")
     adapters = dict(s.split("=", 1) for s in a.adapter)
+    def leave(signum, frame): raise SystemExit(128 + signum)      # `kill`, a closed terminal: stop the server, then exit
+    if threading.current_thread() is threading.main_thread():     # (only there can Python handle signals)
+        for sig in (signal.SIGTERM, signal.SIGHUP): signal.signal(sig, leave)
     server = serve(a.model, adapters, model_path=a.model_path, host=a.host, port=a.port, max_loras=a.max_loras)
     try:
         for i, name in enumerate(a.new_adapter):

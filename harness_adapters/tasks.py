@@ -11,12 +11,14 @@ from pathlib import Path
 import tomli_w
 from .config import cache_dir
 from .sandbox import SandboxBackend, SandboxConfig, default_backend
+from .runs import atomic_write
 
 # %% auto #0
-__all__ = ['FAMILIES', 'DIFFICULTIES', 'SPLITS', 'PARTS', 'GENERATORS', 'DEFAULT_STUB', 'TAMPER', 'TRIALS', 'Task',
-           'TaskFormatError', 'load_task', 'write_task', 'set_reference', 'heldout_split', 'label_from_rate',
-           'fixtures_dir', 'task_roots', 'list_tasks', 'find_task', 'Verdict', 'run_verifier', 'trial_script', 'Trial',
-           'run_trial', 'TaskCheck', 'check_task', 'tasks_cli']
+__all__ = ['FAMILIES', 'DIFFICULTIES', 'SPLITS', 'PARTS', 'GENERATORS', 'DEFAULT_STUB', 'TAMPER', 'ADVERSARIES', 'TRIALS',
+           'TASK_SETS', 'Task', 'TaskFormatError', 'load_task', 'write_task', 'set_reference', 'heldout_split',
+           'label_from_rate', 'fixtures_dir', 'task_roots', 'list_tasks', 'find_task', 'split_leaks', 'Verdict',
+           'run_verifier', 'adversary_answers', 'trial_script', 'Trial', 'run_trial', 'TaskCheck', 'check_task',
+           'TaskSpecError', 'given_task_ids', 'is_shipped', 'check_task_folders', 'resolve_tasks', 'tasks_cli']
 
 # %% ../nbs/07_tasks.ipynb #9a5fc8cd
 FAMILIES = ("repair", "build", "extend", "qa", "data")
@@ -42,6 +44,7 @@ class Task:
     grading: str = ""
     docker_image: str = ""
     tags: list[str] = field(default_factory=list)
+    content: str = ""  # the content key the split was decided by (`heldout_split`); "" means the id
 
     @property
     def environment_dir(self) -> Path: return self.path / "environment"
@@ -112,15 +115,10 @@ def load_task(path: str | Path) -> Task:
                 reference_solve_rate=rate, reference={k: v for k, v in ref.items() if k != "solve_rate"},
                 agent_timeout_s=_positive(d, "agent", path, 600.0), verifier_timeout_s=_positive(d, "verifier", path, 120.0),
                 setup=env.get("setup", ""), grading=d.get("verifier", {}).get("grading", ""),
-                docker_image=env.get("docker_image", ""), tags=list(meta.get("tags", [])))
+                docker_image=env.get("docker_image", ""), tags=list(meta.get("tags", [])),
+                content=str(meta.get("content", "")))
 
 # %% ../nbs/07_tasks.ipynb #d1eebfc3
-def _atomic_write(path: Path, text: str):
-    "Write `text` to `path` through a temporary file and a rename."
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f: f.write(text)
-    os.replace(tmp, path)
-
 def _write_files(folder: Path, files: dict[str, str | bytes | Path]):
     "Write `files` (relative name -> text, bytes, or a file to hard-link/copy) under `folder`."
     folder.mkdir(parents=True, exist_ok=True)
@@ -152,13 +150,14 @@ def set_reference(task: Task | Path, solve_rate: float, model: str, harness: str
     path = task.path if isinstance(task, Task) else Path(task)
     d = tomllib.loads((path / "task.toml").read_text())
     d["metadata"]["reference"] = {"solve_rate": float(solve_rate), "model": model, "harness": harness, "samples": int(samples)}
-    _atomic_write(path / "task.toml", tomli_w.dumps(d))
+    atomic_write(path / "task.toml", tomli_w.dumps(d))
     return load_task(path)
 
 # %% ../nbs/07_tasks.ipynb #be8c12e8
-def heldout_split(task_id: str, percent: int = 25) -> str:
-    "`heldout` for a fixed `percent` of ids (by hash), else `train`."
-    return "heldout" if int(hashlib.sha256(task_id.encode()).hexdigest()[:8], 16) % 100 < percent else "train"
+def heldout_split(content: str, # the content key: what makes two tasks the same problem
+                  percent: int = 25) -> str:
+    "`heldout` for a fixed `percent` of content keys (by hash), else `train`."
+    return "heldout" if int(hashlib.sha256(content.encode()).hexdigest()[:8], 16) % 100 < percent else "train"
 
 def label_from_rate(rate: float) -> str:
     "The difficulty label a measured solve rate gives: hard below 0.3, medium up to 0.6, easy above."
@@ -202,6 +201,28 @@ def find_task(ref: str | Path) -> Task:
             if (root / str(ref) / "task.toml").exists(): return load_task(root / str(ref))
     raise FileNotFoundError(f"no task {str(ref)!r}: not a folder, and no task with that id under {', '.join(map(str, task_roots(False)))} "
                             "or the generated families")
+
+# %% ../nbs/07_tasks.ipynb #4c3f2d6a
+def _words(text: str) -> tuple[str, ...]:
+    "The instruction's words and numbers, lower-cased and sorted: equal for copies and reorderings."
+    return tuple(sorted(re.findall(r"[a-z]+|\d+", text.lower())))
+
+def _env_files(t: Task) -> set[str]:
+    "SHA-256 of every non-empty file of the task's environment."
+    return {hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(t.environment_dir.rglob("*"))
+            if p.is_file() and p.stat().st_size}
+
+def split_leaks(tasks: list[Task]) -> list[str]:
+    "Every way a held-out task shares content with a training task (empty when the split is clean)."
+    leaks = []
+    for what, key in (("content key", lambda t: {t.content or t.id}), ("instruction words", lambda t: {_words(t.instruction)}),
+                      ("environment file", _env_files)):
+        seen: dict[str, dict] = {"train": {}, "heldout": {}}
+        for t in tasks:
+            for k in key(t): seen[t.split].setdefault(k, t.id)
+        for k, held in seen["heldout"].items():
+            if k in seen["train"]: leaks.append(f"{what}: held-out {held} shares it with training task {seen['train'][k]}")
+    return leaks
 
 # %% ../nbs/07_tasks.ipynb #ea93c431
 @dataclass(slots=True)
@@ -270,7 +291,22 @@ atexit.register(_win)
 EOF
 """
 
-TRIALS = {"oracle": 1.0, "oracle_again": 1.0, "nothing": 0.0, "stub": 0.0, "tamper": 0.0}
+ADVERSARIES = ("echo", "last_number", "all_numbers", "empty")
+TRIALS = {"oracle": 1.0, "oracle_again": 1.0, "nothing": 0.0, "stub": 0.0, "tamper": 0.0} | {k: 0.0 for k in ADVERSARIES}
+
+def adversary_answers(instruction: str, kind: str) -> tuple[str, str]:
+    "The final message and answer file adversary `kind` writes, from the instruction alone."
+    nums = re.findall(r"-?\d+", instruction.replace(",", ""))
+    if kind == "echo": return instruction, instruction
+    if kind == "last_number": return (f"{nums[-1]}\nAnswer: {nums[-1]}", nums[-1]) if nums else ("", "")
+    if kind == "all_numbers": return "\n".join(f"Answer: {n}" for n in nums), "\n".join(nums)
+    if kind == "empty": return "", ""
+    raise ValueError(f"unknown adversary {kind!r}: one of {', '.join(ADVERSARIES)}")
+
+def _write_file(path: str, text: str) -> str:
+    "A shell line writing `text` verbatim to `path` (a quoted here-document)."
+    assert "HA_END_OF_TEXT" not in text
+    return f"cat > {path} <<'HA_END_OF_TEXT'\n{text}\nHA_END_OF_TEXT\n" if text else f": > {path}\n"
 
 def trial_script(task: Task, kind: str) -> str:
     "The shell script the scripted agent of trial `kind` runs."
@@ -280,6 +316,9 @@ def trial_script(task: Task, kind: str) -> str:
         stub = task.solution_dir / "stub.sh"
         return stub.read_text() if stub.exists() else DEFAULT_STUB
     if kind == "tamper": return TAMPER
+    if kind in ADVERSARIES:
+        final, answer = adversary_answers(task.instruction, kind)
+        return _write_file("/logs/agent/final.txt", final) + _write_file("/workspace/answer.txt", answer)
     raise ValueError(f"unknown trial {kind!r}: one of {', '.join(TRIALS)}")
 
 # %% ../nbs/07_tasks.ipynb #801cca4a
@@ -334,6 +373,71 @@ def check_task(task: Task | str | Path, backend: SandboxBackend | None = None) -
     reasons = [_reason(t) for t in trials if not t.passed]
     return TaskCheck(task.id, not reasons, reasons, trials, str(task.path))
 
+# %% ../nbs/07_tasks.ipynb #f8572f34
+TASK_SETS = {"tiny": dict(family="qa", source="tiny"), "data": dict(family="data"), "heldout": dict(split="heldout")}
+
+class TaskSpecError(ValueError):
+    "A task spec that names no usable task; the message names the spec (or folder) and what is wrong."
+
+def _spec_items(specs) -> list:
+    "The specs one by one: comma-separated strings split, lists flattened, `Task`s kept as they are."
+    out = []
+    for s in [specs] if isinstance(specs, (str, Task)) else list(specs or []):
+        out += [s] if isinstance(s, Task) else [x.strip() for x in str(s).split(",") if x.strip()]
+    return out
+
+def given_task_ids(specs) -> set[str]:
+    "Ids of the `Task` objects among `specs`: a caller's own, loaded already, taken as they are (never checked)."
+    return {s.id for s in _spec_items(specs) if isinstance(s, Task)}
+
+def _resolve_one(spec: str, split: str | None, source: str | None) -> list[Task]:
+    "The tasks one spec names: a set or family (filtered by `split` and `source`), a folder, or an id."
+    if spec in TASK_SETS or spec in FAMILIES:
+        kw = {"split": split, "source": source, **TASK_SETS.get(spec, {"family": spec})}
+        if tasks := list_tasks(**kw): return tasks
+        raise TaskSpecError(f"task set {spec!r} has no tasks here (split {kw['split'] or 'any'}, source {kw['source'] or 'any'})")
+    if "/" in spec or spec.startswith((".", "~")) or Path(spec).is_dir():
+        p = Path(spec).expanduser()
+        if not p.is_dir(): raise TaskSpecError(f"task folder {p}: does not exist (or is not a folder)")
+        return [load_task(p)]                              # TaskFormatError: `task <folder>: <part>: <problem>`
+    try: return [find_task(spec)]
+    except FileNotFoundError as e: raise TaskSpecError(f"{e}; nor is {spec!r} a task set ({', '.join(TASK_SETS)}) "
+                                                      f"or a family ({', '.join(FAMILIES)})") from None
+
+def is_shipped(task: Task) -> bool:
+    "True for a task under the shipped task roots (`tasks/`, `$HARNESS_ADAPTERS_TASKS`, the generated families)."
+    p = task.path.resolve()
+    return any(p.is_relative_to(r.resolve()) for r in task_roots())
+
+def check_task_folders(tasks: list[Task], backend: SandboxBackend | None = None, jobs: int = 2) -> None:
+    "Run the trial matrix on each task that is not a shipped one; `TaskSpecError` naming every one that fails."
+    own = [t for t in tasks if not is_shipped(t)]
+    if not own: return
+    print(f"checking {len(own)} task folder(s) with the trial matrix (--no-check skips this)", file=sys.stderr, flush=True)
+    with ThreadPoolExecutor(max(1, jobs)) as pool: checks = list(pool.map(lambda t: check_task(t, backend), own))
+    bad = [f"task {t.path}: its trial matrix fails ({'; '.join(c.reasons)})" for t, c in zip(own, checks) if not c.passed]
+    if bad: raise TaskSpecError("; ".join(bad) + ". `harness-adapters tasks check FOLDER` shows every trial; fix the task, "
+                                "or skip the check (--no-check)")
+
+def resolve_tasks(specs: str | list | None, # sets, families, ids, task folders or `Task`s; comma-separated or a list
+                  split: str | None = None, # only this split of the sets and families named
+                  source: str | None = None, # only this source of the sets and families named
+                  check: bool = True, # run the trial matrix on task folders that are not shipped tasks
+                  backend: SandboxBackend | None = None) -> list[Task]:
+    "The tasks `specs` name, once each, sorted by id; `TaskSpecError` (or `TaskFormatError`) for a spec that names none or a bad folder."
+    by_id: dict[str, Task] = {}
+    for s in _spec_items(specs):
+        for t in [s] if isinstance(s, Task) else _resolve_one(s, split, source):
+            first = by_id.setdefault(t.id, t)
+            if first.path.resolve() != t.path.resolve():
+                raise TaskSpecError(f"task id {t.id!r} is the id of two folders, {first.path} and {t.path}: results are kept "
+                                    "by task id, so name one of them")
+    if not by_id: raise TaskSpecError(f"no task named by {specs!r}: give a task set, a family, task ids or task folders")
+    tasks = sorted(by_id.values(), key=lambda t: t.id)
+    if check: check_task_folders([t for t in tasks if t.id not in given_task_ids(specs)], backend)
+    return tasks
+
+
 # %% ../nbs/07_tasks.ipynb #238a87cf
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="harness-adapters tasks", description="List tasks and run the trial matrix.")
@@ -364,7 +468,7 @@ def _check(a) -> int:
     with ThreadPoolExecutor(max(1, a.jobs)) as pool: checks = list(pool.map(check_task, refs))
     for c in checks:
         print(f"PASS {c.task_id}" if c.passed else f"FAIL {c.task_id}: " + "; ".join(c.reasons), flush=True)
-    if a.out: _atomic_write(Path(a.out), "".join(json.dumps(asdict(c)) + "\n" for c in checks))
+    if a.out: atomic_write(Path(a.out), "".join(json.dumps(asdict(c)) + "\n" for c in checks))
     failed = sum(not c.passed for c in checks)
     print(f"{len(checks) - failed} passed, {failed} failed", file=sys.stderr)
     return 1 if failed or not checks else 0

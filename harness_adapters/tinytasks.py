@@ -4,84 +4,110 @@
 
 # %% ../nbs/07b_tinytasks.ipynb #14b5f4ec
 from __future__ import annotations
-import json, shutil, random, tempfile
+import re, json, shutil, random, tempfile
 from pathlib import Path
 from .config import cache_dir
-from .tasks import write_task, heldout_split, load_task, list_tasks, Task
+from .tasks import fixtures_dir, heldout_split, list_tasks, load_task, set_reference, Task, write_task
+from .runs import atomic_write
+
 
 # %% auto #0
-__all__ = ['ITEMS', 'GRADE_FINAL', 'GENERATOR_VERSION', 'PER_CELL', 'build_tasks', 'solve_rates_file', 'merge_rates', 'generate',
-           'in_band', 'training_tasks']
+__all__ = ['ITEMS', 'GRADE_FINAL', 'ANSWER_FORM', 'GENERATOR_VERSION', 'PER_CELL', 'build_tasks', 'solve_rates_file',
+           'merge_rates', 'generate', 'in_band', 'training_tasks']
 
 # %% ../nbs/07b_tinytasks.ipynb #e5190ea9
 ITEMS = ["apple", "banana", "cherry", "grape", "lemon", "mango", "orange", "peach", "pear", "plum"]
 
-def _arith(rng: random.Random, level: str) -> tuple[str, int]:
-    if level == "easy": a, b = rng.randint(2, 9), rng.randint(2, 9); return f"What is {a} + {b}?", a + b
+def _arith(rng: random.Random, level: str) -> tuple[str, int, str]:
+    "A question, its answer and its content key."
+    if level == "easy": a, b = rng.randint(2, 9), rng.randint(2, 9); return f"What is {a} + {b}?", a + b, f"{min(a, b)}+{max(a, b)}"
     if level == "medium":
         a, b = sorted(rng.sample(range(11, 100), 2))
-        return (f"What is {a} + {b}?", a + b) if rng.random() < 0.5 else (f"What is {b} - {a}?", b - a)
-    a, b = rng.randint(11, 49), rng.randint(3, 9); return f"What is {a} * {b}?", a * b
+        return (f"What is {a} + {b}?", a + b, f"{a}+{b}") if rng.random() < 0.5 else (f"What is {b} - {a}?", b - a, f"{b}-{a}")
+    a, b = rng.randint(11, 49), rng.randint(3, 9); return f"What is {a} * {b}?", a * b, f"{b}*{a}"
 
-def _lookup(rng: random.Random, level: str) -> tuple[str, int]:
+def _lookup(rng: random.Random, level: str) -> tuple[str, int, str]:
+    "A question, its answer and its content key (the price list)."
     rows = rng.sample(ITEMS, 3 if level == "easy" else 5)
     price = {k: rng.randint(2, 60) for k in rows}
     table = "\n".join(f"- {k}: {v} coins" for k, v in price.items())
+    key = "prices:" + ",".join(f"{k}={v}" for k, v in sorted(price.items()))
     if level == "hard":
         a, b = rng.sample(rows, 2)
-        return f"Price list:\n{table}\n\nHow many coins do one {a} and one {b} cost together?", price[a] + price[b]
+        return f"Price list:\n{table}\n\nHow many coins do one {a} and one {b} cost together?", price[a] + price[b], key
     k = rng.choice(rows)
-    return f"Price list:\n{table}\n\nHow many coins does one {k} cost?", price[k]
+    return f"Price list:\n{table}\n\nHow many coins does one {k} cost?", price[k], key
+
+def _giveaway(question: str, answer: int, kind: str) -> bool:
+    "True when the answer can be copied from the question: its last number, or any of its numbers for arithmetic."
+    nums = [int(n) for n in re.findall(r"-?\d+", question)]
+    return answer == nums[-1] or (kind == "arith" and answer in nums)
 
 # %% ../nbs/07b_tinytasks.ipynb #a00ad15d
-GRADE_FINAL = r'''"""Grade the agent's final message (/logs/agent/final.txt): its last whole number must equal the answer."""
+GRADE_FINAL = r'''"""Grade the agent's final message (/logs/agent/final.txt): its last line must state the answer explicitly."""
 import json, re
 answer = json.load(open("/tests/expected.json"))["answer"]
 try: text = open("/logs/agent/final.txt", errors="replace").read()
 except FileNotFoundError: text = ""
-nums = re.findall(r"-?\d+", text.replace(",", ""))
-r = float(bool(nums) and int(nums[-1]) == answer)
+N = r"(-?\d+)(?:\s+[a-z]+)?\.?"  # the number, an optional unit word ("coins"), an optional full stop
+STATED = [re.compile(r"answer\s*:\s*" + N, re.I),        # Answer: 42   (the form the instruction asks for)
+          re.compile(r".*\banswer is\s+" + N, re.I),     # The answer is 42.
+          re.compile(r".*=\s*" + N, re.I)]               # 6 * 7 = 42
+lines = [l.replace("*", "").replace("`", "").replace(",", "").strip() for l in text.splitlines()]
+lines = [l for l in lines if l]
+last = next((int(m.group(1)) for p in STATED if lines and (m := p.fullmatch(lines[-1]))), None)
+others = {int(m.group(1)) for l in lines if (m := STATED[0].fullmatch(l))}
+r = float(last == answer and others <= {answer})
 open("/logs/verifier/reward.txt", "w").write(f"{r:g}\n")
-print(f"reward {r:g} (last number {nums[-1] if nums else None}, expected {answer})")
+print(f"reward {r:g} (last line states {last}, Answer lines {sorted(others)}, expected {answer})")
 '''
 
+ANSWER_FORM = "Answer: N"
+
 def _instruction(question: str) -> str:
-    return f"{question}\n\nReply with the answer as a whole number in your final message.\n"
+    return f"{question}\n\nEnd your final message with a line of the form `{ANSWER_FORM}`, where N is the answer as a whole number.\n"
+
 
 # %% ../nbs/07b_tinytasks.ipynb #24695f70
-GENERATOR_VERSION = "1"
-PER_CELL = 12  # candidates per (kind, level)
+GENERATOR_VERSION = "3"
+PER_CELL = 16  # candidates per (kind, level): 96 in all, about a quarter held out
+
+def _candidates(kind: str, level: str, n: int) -> list[tuple[str, int, str]]:
+    "`n` distinct, fair (question, answer, content key) of one cell, drawn from a seeded generator."
+    make, rng, out, keys = {"arith": _arith, "lookup": _lookup}[kind], random.Random(f"{kind}-{level}"), [], set()
+    for _ in range(100 * n):
+        q, a, key = make(rng, level)
+        if key in keys or _giveaway(q, a, kind): continue
+        keys.add(key); out.append((q, a, key))
+        if len(out) == n: return out
+    raise RuntimeError(f"only {len(out)} distinct fair {kind}-{level} candidates; lower per_cell")
 
 def build_tasks(root: Path, per_cell: int = PER_CELL) -> list[dict]:
     "Write the tiny-model candidates under `root`; returns the manifest."
     root, manifest = Path(root), []
-    for kind, make in (("arith", _arith), ("lookup", _lookup)):
+    for kind in ("arith", "lookup"):
         for level in ("easy", "medium", "hard"):
-            rng = random.Random(f"{kind}-{level}")
-            for i in range(per_cell):
-                question, answer = make(rng, level)
-                tid = f"tiny-{kind}-{level}-{i:02d}"
-                meta = {"id": tid, "family": "qa", "difficulty": level, "split": heldout_split(tid), "source": "tiny",
-                        "tags": ["tiny", kind], "reference": {"model": "tiny", "harness": "pi", "samples": 8}}
+            for i, (question, answer, key) in enumerate(_candidates(kind, level, per_cell)):
+                tid, content = f"tiny-{kind}-{level}-{i:02d}", f"tiny-{kind}:{key}"
+                meta = {"id": tid, "family": "qa", "difficulty": level, "split": heldout_split(content), "source": "tiny",
+                        "content": content, "tags": ["tiny", kind], "reference": {"model": "tiny", "harness": "pi", "samples": 8}}
                 write_task(root / tid, meta, _instruction(question), {},
                            {"test.sh": "#!/bin/bash\nset -euo pipefail\nexec python3 -I /tests/grade_final.py\n",
                             "grade_final.py": GRADE_FINAL, "expected.json": json.dumps({"answer": answer})},
-                           {"solve.sh": f"#!/bin/bash\nmkdir -p /logs/agent\necho 'The answer is {answer}.' > /logs/agent/final.txt\n"},
+                           {"solve.sh": f"#!/bin/bash\nmkdir -p /logs/agent\nprintf 'The answer is {answer}.\\n\\nAnswer: {answer}\\n' > /logs/agent/final.txt\n"},
                            {"agent": {"timeout_sec": 300.0}, "verifier": {"timeout_sec": 30.0,
-                            "grading": "the last whole number in /logs/agent/final.txt equals the answer"}})
-                manifest.append({"id": tid, "level": level, "split": meta["split"], "kind": kind})
+                            "grading": "the last line of /logs/agent/final.txt states the answer (`Answer: N`, `the answer is N` or `... = N`); no Answer line disagrees"}})
+                manifest.append({"id": tid, "level": level, "split": meta["split"], "kind": kind, "content": content})
     (root / "manifest.jsonl").write_text("".join(json.dumps(m) + "\n" for m in manifest))
     return manifest
 
 # %% ../nbs/07b_tinytasks.ipynb #dc0cfe38
 def solve_rates_file() -> Path:
-    "The committed measurements of the tiny family (`tasks/tiny-solve-rates.json`)."
-    from harness_adapters.tasks import fixtures_dir
-    return fixtures_dir() / "tiny-solve-rates.json"
+    "The committed measurements of this version of the tiny family (`tasks/tiny-v<GENERATOR_VERSION>-solve-rates.json`)."
+    return fixtures_dir() / f"tiny-v{GENERATOR_VERSION}-solve-rates.json"
 
 def _apply_rates(root: Path, rates: dict) -> None:
     "Record each measured task's solve rate in its task.toml."
-    from harness_adapters.tasks import set_reference
     for tid, m in rates.items():
         if (root / tid).is_dir(): set_reference(root / tid, m["solve_rate"], m["model"], m["harness"], m["samples"])
 
@@ -93,8 +119,7 @@ def merge_rates(measured: str | Path, into: str | Path | None = None) -> dict:
     if not isinstance(new, dict) or any(not isinstance(v, dict) or "solve_rate" not in v for v in new.values()):
         raise ValueError(f"{measured} is not a `harness-adapters measure` output (task id -> entry with solve_rate)")
     rates = {**(json.loads(into.read_text()) if into.exists() else {}), **new}
-    from harness_adapters.tasks import _atomic_write
-    _atomic_write(into, json.dumps(dict(sorted(rates.items())), indent=1) + "\n")
+    atomic_write(into, json.dumps(dict(sorted(rates.items())), indent=1) + "\n")
     return rates
 
 # %% ../nbs/07b_tinytasks.ipynb #effb1883

@@ -6,9 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness_adapters.dashboard import (Dashboard, find_runs, find_session, load_run, report_html, write_figures,
-                                        write_report)
+from harness_adapters.dashboard import (Dashboard, find_runs, find_session, learning_summary, load_run, report_html,
+                                        write_figures, write_report)
 from harness_adapters.evaluator import EvalResult, write_tables
+from harness_adapters.stats import interval
 
 TRAJ = {"schema_version": "ATIF-v1.6", "session_id": "g1.r2", "steps": [
     {"step_id": 1, "source": "user", "message": "What is 17 + 25?"},
@@ -49,7 +50,7 @@ def make_run(root: Path, name="train-demo", harnesses=("pi",), with_eval=True) -
                 res.append(EvalResult(arm, harnesses[0], f"tiny-t{i}", 0, "qa", ("easy", "hard")[i % 2], step, name,
                                       reward=float(ok), solved=ok, tool_calls=1, wall_s=9.0, session=f"eval-{arm}-{i}.x"))
         (d / "eval").mkdir()
-        (d / "eval" / "results.jsonl").write_text("".join(json.dumps(asdict(r)) + "\n" for r in res))
+        (d / "eval" / "results.jsonl").write_text("".join(json.dumps(asdict(r)) + "\n" for r in res))   # an older run's name
         (d / "eval" / "events.jsonl").write_text(json.dumps(event(9, "eval-step-6-tiny-t1-a0.abc", "bash", "block", ["traj2envs.test_edit"])) + "\n")
         sess = d / "eval" / "rollouts" / "eval-step-6-tiny-t1-a0.abc"; sess.mkdir(parents=True)
         (sess / "trajectory.json").write_text(json.dumps({**TRAJ, "steps": [{"step_id": 1, "source": "user", "message": "eval question"}]}))
@@ -131,3 +132,33 @@ def test_report_cli(runs, tmp_path, capsys):
 def test_report_of_missing_run_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         report_html(tmp_path / "nope")
+
+
+def test_partial_evaluation_is_marked(runs):
+    "An evaluation planned for more sessions than it has: the report and the widget's table say PARTIAL, with the counts."
+    ev = runs[0] / "eval"
+    (ev / "config.json").write_text(json.dumps({"plan_arms": [["base", "pi"], ["step-3", "pi"], ["step-6", "pi"]],
+                                                "tasks": [f"tiny-t{i}" for i in range(12)], "attempts": 1}))
+    from harness_adapters.evaluator import ResultStore
+    write_tables(ResultStore(ev).read(), ev)                                  # 30 of 36: two planned tasks never ran
+    r = load_run(runs[0])
+    assert r.eval_status["partial"] and (r.eval_status["finished"], r.eval_status["planned"]) == (30, 36)
+    assert len(r.sessions) == 30                                              # read from the older results.jsonl
+    assert "<p class='partial'>PARTIAL: 30 of 36 sessions finished." in report_html(runs[0])
+
+
+def test_in_run_table_intervals_are_over_tasks(runs):
+    "vs_base.csv with many groups of one task: the report's interval is over tasks, and one task gives n/a, not ± 0.0."
+    rows = [{"harness": "pi", "group_id": f"g{i}", "task_id": t, "version": v, "n": 8, "pass_rate": p, "base_rate": 0.25,
+             "excess": p - 0.25} for i, (t, v, p) in enumerate([("tiny-a", 1, 0.25)] * 5 + [("tiny-a", 4, 0.5)] * 5
+                                                                 + [("tiny-b", 4, 0.25), ("tiny-c", 4, 0.0)])]
+    import pandas as pd
+    pd.DataFrame(rows).to_csv(runs[0] / "vs_base.csv", index=False)
+    s = learning_summary(load_run(runs[0]).groups).set_index("groups")
+    assert (s.loc["version 1 (base)", "n_groups"], s.loc["version 1 (base)", "n_tasks"]) == (5, 1)
+    assert s.loc["version 1 (base)", "excess_text"] == "+0.0 ± n/a (1 task)"
+    late = s.loc["versions 3+"]
+    assert (late.n_groups, late.n_tasks, late.excess) == (7, 3, 0.0)
+    assert late.excess_ci == pytest.approx(interval([25, 0, -25])[1], abs=0.05)
+    html = report_html(runs[0])
+    assert "+0.0 ± n/a (1 task)" in html and "95% CI over tasks" in html

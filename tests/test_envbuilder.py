@@ -96,7 +96,7 @@ def test_resume_skips_recorded_trajectories(run1, tmp_path):
 
 
 def test_openai_teacher_against_a_scripted_server(tmp_path):
-    from test_safeagents import ScriptedUpstream
+    from harness_adapters.scripted import ScriptedUpstream
     answer = {"contract": "f(x) in m.py", "stub": {"m.py": "def f(x):\n    raise NotImplementedError\n"},
               "tests": {"test_m.py": "from m import f\n\ndef test_f():\n    assert f(1) == 2\n"}}
     with ScriptedUpstream([{"text": "Here it is:\n```json\n" + json.dumps(answer) + "\n```"}]) as up:

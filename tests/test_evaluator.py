@@ -1,17 +1,21 @@
-"""The evaluator: paired statistics on synthetic outcomes, bad inputs, resume, and (slow) the base model and three
-checkpoints evaluated in one real vLLM server on held-out tiny tasks, with tables, figures and the report written."""
-import json, shutil, time
+"""The evaluator: paired statistics on synthetic outcomes, bad inputs, a user's own task folders, resume, waves (more
+checkpoints than LoRA slots), the raw sessions file and the tables recomputed from it, and (slow) the base model and
+three checkpoints evaluated in one real vLLM server, in two waves, on held-out tiny tasks, with tables, figures and the
+report written."""
+import json, re, shutil, time
 from pathlib import Path
+from dataclasses import asdict
 import numpy as np
 import pandas as pd
 import pytest
 
 from harness_adapters.evaluator import (Checkpoint, CheckpointError, EvalConfig, EvalResult, NoCheckpoints, ResultStore,
-                                        arms, compare, evaluate, find_checkpoints, interval, plan_jobs, read_checkpoint,
-                                        run_jobs, summary, validate_checkpoints, write_tables)
+                                        arms, compare, eval_cli, evaluate, find_checkpoints, interval,
+                                        plan_jobs, plan_waves, read_checkpoint, recompute_tables, run_jobs,
+                                        summary, validate_checkpoints, write_tables)
 from harness_adapters.config import get_preset
-from harness_adapters.rollouts import Rollout
-from harness_adapters.tasks import Task
+from harness_adapters.rollouts import Rollout, TurnTokens
+from harness_adapters.tasks import Task, TaskFormatError, TaskSpecError, list_tasks, resolve_tasks
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------------
@@ -56,7 +60,17 @@ class FakeRunner:
         if self.crash_at and len(self.calls) >= self.crash_at: raise KeyboardInterrupt
         ok = group_id.endswith("a0")
         return Rollout(task.id, group_id, harness, model, model_version, rollout_id=f"r{len(self.calls)}",
-                       reward=float(ok), verifier_reward=float(ok), tool_calls=1, wall_s=1.0)
+                       reward=float(ok), verifier_reward=float(ok), tool_calls=1, wall_s=1.0,
+                       final_text=f"Answer: {int(ok)}", turns=[TurnTokens([1, 2, 3], [4, 5], [-0.1, -0.2])] * 2)
+
+
+def own_task(dest: Path, tid="my-task") -> Path:
+    "A user's task folder at `dest`: a copy of a shipped tiny task under id `tid`, held out."
+    src = list_tasks(family="qa", source="tiny")[0]
+    shutil.copytree(src.path, dest)
+    toml = dest / "task.toml"
+    toml.write_text(re.sub(r'(?m)^split = ".*"$', 'split = "heldout"', toml.read_text().replace(f'id = "{src.id}"', f'id = "{tid}"')))
+    return dest
 
 
 # -- statistics ------------------------------------------------------------------------------------------------------
@@ -84,7 +98,20 @@ def test_zero_difference_is_not_significant_and_one_task_has_no_interval():
     row = compare(res).query("slice == 'all'").iloc[0]
     assert row.delta_lo <= 0 <= row.delta_hi
     one = [r for r in res if r.task_id == "t000"]
-    assert compare(one).query("slice == 'all'").delta_text.item().endswith("± —")
+    row = compare(one).query("slice == 'all'").iloc[0]
+    assert row.delta_text.endswith("± n/a (1 task)") and np.isnan(row.delta_ci) and row.delta_note == "1 task"
+
+
+@pytest.mark.parametrize("method", ["t", "bootstrap"])
+def test_equal_differences_print_no_interval_not_plus_minus_zero(method, tmp_path):
+    "Five tasks neither arm solves: every difference is 0, so there is no spread to estimate, with either method."
+    res = [EvalResult(arm, "pi", f"t{i}", a, "qa", "hard", step, reward=0.0, solved=False)
+           for i in range(5) for a in range(4) for arm, step in (("base", None), ("step-10", 10))]
+    row = compare(res, method).query("slice == 'all'").iloc[0]
+    assert row.delta == 0 and np.isnan(row.delta_ci) and np.isnan(row.delta_lo) and np.isnan(row.delta_hi)
+    assert row.delta_text == "+0.0 ± n/a (all differences equal)"
+    md = write_tables(res, tmp_path, method)["markdown"].read_text()
+    assert "n/a (all differences equal)" in md and "± 0.0" not in md
 
 
 def test_family_with_no_tasks_is_absent_not_zero(tmp_path):
@@ -120,7 +147,7 @@ def test_checkpoint_of_another_base_model_is_refused_before_anything_starts(tmp_
     with pytest.raises(CheckpointError, match=r"checkpoint step-20 \(.*\) was trained on base model 'lfm3' \(LiquidAI/LFM3-1.7B\); "
                                               r"this evaluation serves 'tiny'"):
         evaluate(EvalConfig(run_dir=str(run), tasks="tiny-arith-easy-01"))
-    assert time.monotonic() - t0 < 30 and not (run / "eval" / "results.jsonl").exists()
+    assert time.monotonic() - t0 < 30 and not (run / "eval" / "sessions.jsonl").exists()
 
 
 def test_checkpoint_of_another_rank_is_refused(tmp_path):
@@ -166,8 +193,39 @@ def test_cli_reports_missing_checkpoints_in_one_line(tmp_path, capsys):
 
 def test_training_task_is_refused(tmp_path):
     fake_checkpoint(tmp_path / "checkpoints", 1)
-    with pytest.raises(ValueError, match="tiny-arith-easy-02: training task"):
-        evaluate(EvalConfig(run_dir=str(tmp_path), tasks="tiny-arith-easy-02"), proxy_url="http://x", runner=FakeRunner())
+    train = list_tasks(family="qa", source="tiny", split="train")[0].id
+    with pytest.raises(ValueError, match=f"{train}: training task"):
+        evaluate(EvalConfig(run_dir=str(tmp_path), tasks=train), proxy_url="http://x", runner=FakeRunner())
+
+
+# -- a user's own tasks ----------------------------------------------------------------------------------------------
+
+def test_task_folders_beside_ids_sets_and_families(tmp_path):
+    "Folders anywhere, ids, sets and families, comma-separated and repeated; a user's folder passes the real trial matrix."
+    mine = own_task(tmp_path / "mine")
+    held = [t.id for t in list_tasks(family="qa", source="tiny", split="heldout")]
+    got = resolve_tasks([f"{held[0]},{mine}", held[1], held[0]])
+    assert [t.id for t in got] == sorted(["my-task", held[0], held[1]])
+    assert {t.id for t in resolve_tasks(["tiny", str(mine)], split="heldout", check=False)} == {*held, "my-task"}
+
+
+def test_bad_task_folder_is_a_clear_error_before_anything_starts(tmp_path, capsys):
+    bad = own_task(tmp_path / "bad")
+    (bad / "tests" / "test.sh").unlink()
+    with pytest.raises(TaskFormatError, match=re.escape(f"task {bad.resolve()}: tests/test.sh: missing")):
+        resolve_tasks(str(bad))
+    with pytest.raises(TaskSpecError, match="does not exist"):
+        resolve_tasks(str(tmp_path / "typo"))
+    unsolvable = own_task(tmp_path / "unsolvable", "my-unsolvable")
+    (unsolvable / "solution" / "solve.sh").write_text("#!/bin/bash\ntrue\n")
+    with pytest.raises(TaskSpecError, match=re.escape(f"task {unsolvable.resolve()}: its trial matrix fails (oracle")):
+        resolve_tasks(str(unsolvable))
+    # the command line: one line naming the folder, before any checkpoint is read or server started
+    t0 = time.monotonic()
+    assert eval_cli(["--checkpoint", str(tmp_path / "no-checkpoint"), "--tasks", "tiny", "--tasks", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert f"task {bad.resolve()}: tests/test.sh: missing" in out and "Traceback" not in out
+    assert time.monotonic() - t0 < 30
 
 
 # -- resume and watch ------------------------------------------------------------------------------------------------
@@ -187,9 +245,74 @@ def test_interrupted_eval_resumes_without_rerunning_finished_sessions(tmp_path):
     assert (o.ran, len(resume.calls), len(o.results)) == (6, 6, 12)
     ran_again = {(m, t, g) for m, t, g in resume.calls}
     assert not ran_again & {(m, t, g) for m, t, g in crash.calls[:6]}       # nothing finished ran twice
-    lines = (run / "eval" / "results.jsonl").read_text().splitlines()
+    lines = (run / "eval" / "sessions.jsonl").read_text().splitlines()
     assert len(lines) == 12 and len({tuple(json.loads(l)[k] for k in ("arm", "harness", "task_id", "attempt")) for l in lines}) == 12
     assert evaluate(cfg(), proxy_url="http://proxy", runner=FakeRunner(), progress=False).ran == 0
+
+
+def test_sessions_file_is_the_raw_result_and_tables_come_from_it_alone(tmp_path, capsys):
+    "Each session's line has what a reviewer needs; an interrupted evaluation's tables say PARTIAL; --tables-only rebuilds them."
+    run = tmp_path / "run"
+    fake_checkpoint(run / "checkpoints", 1)
+    cfg = lambda: EvalConfig(run_dir=str(run), tasks=[fake_task("t1"), fake_task("t2")], attempts=2, workers=1)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(cfg(), proxy_url="http://proxy", runner=FakeRunner(crash_at=6), progress=False)
+    line = json.loads((run / "eval" / "sessions.jsonl").read_text().splitlines()[0])
+    assert {"task_id", "arm", "attempt", "reward", "tool_calls", "blocked_calls", "wall_s", "final_text"} <= set(line)
+    assert (line["model_calls"], line["prompt_tokens"], line["completion_tokens"], line["final_text"]) == (2, 6, 4, "Answer: 1")
+    assert eval_cli(["--tables-only", str(run)]) == 0                          # a run folder: its eval/
+    out = capsys.readouterr().out
+    assert out.startswith("PARTIAL: 5 of 8 sessions finished.") and "| pi | step-1 | all | 2 |" in out
+    assert pd.read_csv(run / "eval" / "comparison.csv").partial.all()
+    assert json.loads((run / "eval" / "status.json").read_text())["partial"] is True
+    evaluate(cfg(), proxy_url="http://proxy", runner=FakeRunner(), progress=False)
+    first = (run / "eval" / "comparison.md").read_text().splitlines()[0]
+    assert first == "FINISHED: all 8 planned sessions finished (0 errored, counted for nothing)."
+    tables = {f: (run / "eval" / f).read_text() for f in ("comparison.csv", "summary.csv")}
+    for f in ("comparison.csv", "summary.csv", "comparison.md"): (run / "eval" / f).unlink()
+    recompute_tables(run / "eval")                                              # the same tables, from the sessions alone
+    assert {f: (run / "eval" / f).read_text() for f in tables} == tables
+
+
+def test_older_results_file_is_still_read(tmp_path):
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(asdict(r)) + "\n" for r in paired_results(n_tasks=4, k=1)))
+    assert len(ResultStore(tmp_path).read()) == 8
+    assert "| pi | step-10 | all | 4 |" in recompute_tables(tmp_path)["markdown"].read_text()
+
+
+# -- waves: never every LoRA slot in use -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("k,slots,tasks,attempts", [(9, 4, 3, 2), (40, 16, 5, 4), (3, 3, 2, 1), (5, 1, 2, 3), (17, 16, 1, 2)])
+def test_wave_plan(k, slots, tasks, attempts):
+    "K checkpoints, S slots: no wave has more than S adapters, every (arm, task, attempt) is planned once, base in every wave."
+    ck = [Checkpoint(Path(f"/x/{s}"), f"step-{s}", "pi", s, "r") for s in range(1, k + 1)]
+    ts = [fake_task(f"t{i}") for i in range(tasks)]
+    waves = plan_waves(ck, ts, attempts, slots, "tiny")
+    assert len(waves) == -(-k // slots) and all(len(w.checkpoints) <= slots for w in waves)
+    keys = [j.key for w in waves for j in w.jobs]
+    assert sorted(keys) == sorted(j.key for j in plan_jobs(arms(ck, "tiny"), ts, attempts)) and len(set(keys)) == len(keys)
+    for w in waves:
+        assert {j.arm for j in w.jobs} - {"base"} == {c.arm for c in w.checkpoints}   # a wave runs only what it loaded
+        if tasks * attempts >= len(waves): assert any(j.arm == "base" for j in w.jobs)
+
+
+def test_more_checkpoints_than_slots_run_in_waves_and_resume(tmp_path, capsys):
+    run = tmp_path / "run"
+    for s in range(1, 6): fake_checkpoint(run / "checkpoints", s)
+    cfg = lambda: EvalConfig(run_dir=str(run), tasks=[fake_task("t1"), fake_task("t2")], attempts=2, workers=3, max_adapters=2)
+    crash = FakeRunner(crash_at=14)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(cfg(), proxy_url="http://proxy", runner=crash, progress=False)
+    assert "5 checkpoints, 2 slots: 3 waves" in capsys.readouterr().out
+    wave = {f"eval-step-{s}": (s - 1) // 2 for s in range(1, 6)}
+    started = [wave[m] for m, _, _ in crash.calls if m in wave]
+    assert started == sorted(started)                                          # a wave starts when the one before is done
+    resume = FakeRunner()
+    o = evaluate(cfg(), proxy_url="http://proxy", runner=resume, progress=False)
+    assert "3 checkpoints, 2 slots: 2 waves" in capsys.readouterr().out
+    assert (o.ran, len(o.results)) == (11, 24)
+    assert not {g for *_, g in resume.calls} & {g for *_, g in crash.calls[:13]}   # nothing finished ran twice
+    assert {m for m, *_ in resume.calls} == {"tiny", "eval-step-3", "eval-step-4", "eval-step-5"}
 
 
 def test_watch_picks_up_checkpoints_as_they_land(tmp_path):
@@ -207,13 +330,20 @@ def test_watch_picks_up_checkpoints_as_they_land(tmp_path):
 
 # -- the real thing: base + 3 checkpoints in one server -----------------------------------------------------------
 
-TASKS = "tiny-arith-easy-01,tiny-arith-easy-10"        # held-out, measured solve rates 0.75 and 0.375
+def _two_heldout_tasks() -> str:
+    "Two held-out tiny tasks, easy ones first (which tasks are held out follows the family's split, by content)."
+    held = [t.id for t in list_tasks(family="qa", source="tiny", split="heldout")]
+    return ",".join(sorted(held, key=lambda i: ("easy" not in i, i))[:2])
+
+
+TASKS = _two_heldout_tasks()
 
 
 @pytest.fixture(scope="module")
 def real_run(adapters, tmp_path_factory):
     "A run folder with three checkpoints (the session's PEFT adapters) and cards written by the trainer's own functions."
-    from harness_adapters.trainer import RunConfig, run_card, write_card
+    from harness_adapters.trainer import run_card, write_card
+    from harness_adapters.training import RunConfig
     run = tmp_path_factory.mktemp("runs") / "train-tiny"
     rc = RunConfig(run_dir=str(run), steps=3, checkpoint_every=1)
     (run / "config.json").parent.mkdir(parents=True, exist_ok=True)
@@ -231,11 +361,20 @@ def real_run(adapters, tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_base_and_three_checkpoints_in_one_server(real_run, server, tmp_path):
+def test_base_and_three_checkpoints_in_one_server(real_run, server, tmp_path, monkeypatch, capsys):
+    "Three checkpoints, two slots: two waves on the shared server, never more than two eval adapters loaded."
+    loaded, most = set(), [0]
+    real_load, real_unload = server.adapters.load, server.adapters.unload
+    def load(name, path, version=None):
+        tag = real_load(name, path, version); loaded.add(name); most[0] = max(most[0], len(loaded)); return tag
+    def unload(name): real_unload(name); loaded.discard(name)
+    monkeypatch.setattr(server.adapters, "load", load); monkeypatch.setattr(server.adapters, "unload", unload)
     t0 = time.monotonic()
-    cfg = EvalConfig(run_dir=str(real_run), tasks=TASKS, attempts=1, workers=4)
+    cfg = EvalConfig(run_dir=str(real_run), tasks=TASKS, attempts=1, workers=4, max_adapters=2)
     o = evaluate(cfg, server=server, progress=False)
     took = time.monotonic() - t0
+    said = capsys.readouterr().out
+    assert "3 checkpoints, 2 slots: 2 waves" in said and "wave 2/2: step-3" in said and most[0] == 2
     assert {r.arm for r in o.results} == {"base", "step-1", "step-2", "step-3"} and len(o.results) == 8
     assert not [r.error for r in o.results if r.errored]
     served = {r.arm: r.served for r in o.results}
@@ -248,20 +387,23 @@ def test_base_and_three_checkpoints_in_one_server(real_run, server, tmp_path):
     assert set(c.arm) == {"step-1", "step-2", "step-3"} and len(c) == 3 * 9
     assert (c[(c["slice"] == "family") & (c.group == "qa")].n_tasks == 2).all()
     assert c[(c["slice"] == "family") & (c.group == "build")].pass1.isna().all()
-    assert "Δ pass@1" in (out / "comparison.md").read_text() and (out / "events.jsonl").exists()
+    md = (out / "comparison.md").read_text()
+    assert "Δ pass@1" in md and md.startswith("FINISHED: all 8 planned sessions") and (out / "events.jsonl").exists()
+    assert all(r.model_calls and r.prompt_tokens and r.completion_tokens for r in o.results)   # the raw file has the tokens
+    assert any(r.final_text for r in o.results)                                                  # ... and the answers
     # each session's rollout and conversation were saved where the dashboard looks
     from harness_adapters.dashboard import find_session, write_figures, write_report
     assert all(find_session(real_run, r.session) for r in o.results)
     figs = write_figures([real_run], tmp_path / "figures")
     assert len(figs) == 4 and all(p.stat().st_size > 5000 for p in figs)   # training, vs-base, held-out, by group
     assert "Held-out evaluation" in write_report(real_run).read_text()
-    print(f"8 sessions (base + 3 checkpoints x 2 tasks) in {took:.0f} s")
+    print(f"8 sessions (base + 3 checkpoints x 2 tasks, two waves) in {took:.0f} s")
 
 
 @pytest.mark.slow
 def test_real_eval_resumes_after_interruption(real_run, server):
     "After the run above: drop the last session (as if the job was killed), evaluate again: only that one runs."
-    out = real_run / "eval" / "results.jsonl"
+    out = real_run / "eval" / "sessions.jsonl"
     lines = out.read_text().splitlines()
     assert len(lines) == 8, "needs test_base_and_three_checkpoints_in_one_server first"
     kept = lines[:7]

@@ -2,15 +2,16 @@
 
 Scripted-upstream tests pin the harness-side behaviour (a tool call runs in the sandbox, a blocked one does not,
 the step limit ends a session); `test_real_sessions_with_tiny` runs each harness against the real vLLM server.
+The `measure` tests at the end start nothing: they check which tasks it takes, and that a bad one stops it first.
 """
-import json
+import json, shutil, tomllib, types
 import pytest
+import tomli_w
+from harness_adapters import rollouts
 from harness_adapters.config import get_preset
-from harness_adapters.rollouts import run_rollout, run_many, start_proxy, save_rollout
-from harness_adapters.tasks import write_task, load_task
-from test_safeagents import ScriptedUpstream
-
-pytestmark = pytest.mark.slow
+from harness_adapters.rollouts import measure_cli, run_rollout, run_many, start_proxy, save_rollout
+from harness_adapters.tasks import find_task, list_tasks, write_task, load_task
+from harness_adapters.scripted import ScriptedUpstream
 
 # the shell tool each harness declares, and the arguments it takes
 SHELL = {"pi": ("bash", {}), "opencode": ("bash", {"description": "run it"}), "hermes": ("terminal", {})}
@@ -40,6 +41,7 @@ def scripted(harness, replies, default=None, steps=4):
     return up, px
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_scripted_call_runs_block_does_not_and_step_limit(harness, hi_task, tmp_path):
     preset = get_preset("tiny", agent_steps=4)
@@ -72,6 +74,7 @@ def test_scripted_call_runs_block_does_not_and_step_limit(harness, hi_task, tmp_
     assert len(agent_calls) <= preset.agent_steps
 
 
+@pytest.mark.slow
 def test_harness_crash_is_an_error_not_a_zero(hi_task):
     up, px = scripted("pi", [{"status": 500}] * 20)
     try:
@@ -80,6 +83,7 @@ def test_harness_crash_is_an_error_not_a_zero(hi_task):
     assert r.errored and r.reward is None and r.verifier_reward is None
 
 
+@pytest.mark.slow
 def test_unknown_harness_and_task_fail_clearly(hi_task):
     with pytest.raises(KeyError, match="choose one of pi, opencode, hermes"):
         run_rollout(hi_task, "claude", "http://127.0.0.1:9", "m")
@@ -88,6 +92,7 @@ def test_unknown_harness_and_task_fail_clearly(hi_task):
         find_task("no-such-task")
 
 
+@pytest.mark.slow
 def test_concurrent_rollouts_keep_their_turns(hi_task):
     "16 pi sessions at once against a scripted upstream: every turn is attributed to its own session."
     class EchoModel(ScriptedUpstream):  # answers every call with the model name it was asked for
@@ -106,6 +111,7 @@ def test_concurrent_rollouts_keep_their_turns(hi_task):
     assert len({r.rollout_id for r in rs}) == 16
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_real_session_with_tiny(harness, server, tmp_path):
     """One real session of each harness with the tiny model on CPU, through safeagents, end to end, via the CLI:
@@ -124,7 +130,7 @@ def test_real_session_with_tiny(harness, server, tmp_path):
         assert t["prompt_token_ids"] and t["token_ids"] and len(t["logprobs"]) == len(t["token_ids"])
     assert r["wall_s"] >= r["model_s"] > 0 and r["sandbox_s"] >= 0
     # the session fits one micro-batch of its harness's trainer (the per-harness token budget of training runs)
-    from harness_adapters.trainer import RunConfig
+    from harness_adapters.training import RunConfig
     longest = max(len(t["prompt_token_ids"]) + len(t["token_ids"]) for t in r["turns"])
     assert longest <= RunConfig(model="tiny").budget(harness), (harness, longest)
     traj = json.loads((out / "trajectory.json").read_text())
@@ -132,6 +138,7 @@ def test_real_session_with_tiny(harness, server, tmp_path):
     assert (out / "events.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_harness_not_installed_is_a_clear_error(hi_task, tmp_path, monkeypatch):
     "With an empty cache and no npm on PATH, pi cannot be installed: the error says so, and the rollout is errored."
     from harness_adapters.harnesses import install, HarnessNotInstalled
@@ -143,3 +150,54 @@ def test_harness_not_installed_is_a_clear_error(hi_task, tmp_path, monkeypatch):
         install("pi")
     r = run_rollout(hi_task, "pi", "http://127.0.0.1:9", "m", timeout_s=30, backend=backend)
     assert r.errored and "npm" in r.error and r.reward is None
+
+
+def tiny_task():
+    "A shipped task of the tiny family."
+    return list_tasks("qa", source="tiny")[0]
+
+
+def test_measure_refuses_bad_task_folders_before_anything_starts(tmp_path, monkeypatch, capsys):
+    """A folder that is not a task, or whose trial matrix fails, stops `measure` with an error naming it and why,
+    before a server, a proxy or a session starts."""
+    import harness_adapters.serving as serving
+    def must_not_start(*a, **kw): raise AssertionError("measure started something although a task was bad")
+    for mod, name in ((serving, "VLLMServer"), (rollouts, "start_proxy"), (rollouts, "run_group")):
+        monkeypatch.setattr(mod, name, must_not_start)
+    shipped = tiny_task()
+    broken = shutil.copytree(shipped.path, tmp_path / "broken")
+    (broken / "tests" / "test.sh").unlink()
+    unsolved = shutil.copytree(shipped.path, tmp_path / "unsolved")
+    (unsolved / "solution" / "solve.sh").write_text("#!/bin/bash\ntrue\n")      # its oracle solves nothing
+    out = tmp_path / "rates.json"
+    for specs, says in [([f"{shipped.id},{broken}"], "broken: tests/test.sh: missing"),
+                        (["qa", str(tmp_path / "typo")], "typo: does not exist"),
+                        (["nonsense"], "no task 'nonsense'"),
+                        ([str(unsolved)], "unsolved: its trial matrix fails (oracle scored 0, expected 1"),
+                        ([shipped.id, str(unsolved)], f"task id {shipped.id!r} is the id of two folders")]:
+        with pytest.raises(SystemExit) as e:
+            measure_cli([x for spec in specs for x in ("--tasks", spec)] + ["--server", "http://x:9", "--out", str(out)])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and says in err, (specs, err[-800:])
+    assert not out.exists()
+
+
+def test_measure_takes_task_folders_ids_and_families(tmp_path, monkeypatch):
+    "A task folder anywhere on disk (it passes its trial matrix), ids and families, comma-separated or repeated."
+    shipped = tiny_task()
+    mine = shutil.copytree(shipped.path, tmp_path / "anywhere" / "my-task")
+    meta = tomllib.loads((mine / "task.toml").read_text())
+    meta["metadata"]["id"] = "my-task"
+    (mine / "task.toml").write_text(tomli_w.dumps(meta))
+    seen = {}
+    def measured(tasks, *a, **kw):                # what measure would run sessions on
+        seen["tasks"] = tasks
+        return {}
+    monkeypatch.setattr(rollouts, "start_proxy", lambda url, preset, **kw: types.SimpleNamespace(url=url, stop=lambda: None))
+    monkeypatch.setattr(rollouts, "measure_solve_rates", measured)
+    rc = measure_cli(["--tasks", f"{mine},repair", "--tasks", shipped.id, "--tasks", shipped.id,
+                      "--server", "http://127.0.0.1:9", "--out", str(tmp_path / "rates.json")])
+    assert rc == 0
+    repair = [t.id for t in list_tasks("repair")]
+    assert repair and [t.id for t in seen["tasks"]] == sorted(["my-task", shipped.id, *repair])
+    assert {t.id: t.path for t in seen["tasks"]}["my-task"] == mine.resolve()

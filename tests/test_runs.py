@@ -5,7 +5,8 @@ import json, shutil
 from pathlib import Path
 import pytest
 
-from harness_adapters.trainer import RECORD, CommittedRun, RunConfig, open_run
+from harness_adapters.runs import RECORD, CommittedRun
+from harness_adapters.training import RunConfig, open_run
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAINING_RUNS = sorted(p.parent for p in (ROOT / "runs").rglob("config.json") if "config" in json.loads(p.read_text()))
@@ -44,3 +45,31 @@ def test_old_main_job_folder_resumes_under_the_main_command(tmp_path):
     assert json.loads((copy / "config.json").read_text())["config"]["token_budget"] == 2048
     assert RunConfig(model="tiny").token_budget is None
     open_run(RunConfig(model="tiny", steps=3, run_dir=str(copy)))
+
+
+def _tracked(pattern: str) -> list[str]:
+    "Paths of the files git tracks that match `pattern` (what a clone of this checkout has)."
+    import subprocess
+    return subprocess.run(["git", "ls-files", "--", pattern], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+
+
+EVALS = sorted((ROOT / p).parent for p in _tracked("runs/*/eval*/sessions.jsonl"))
+
+
+def test_there_are_committed_evaluations():
+    assert len(EVALS) >= 5, EVALS
+
+
+@pytest.mark.parametrize("ev", EVALS, ids=lambda p: str(p.relative_to(ROOT / "runs")))
+def test_committed_evaluation_recomputes_to_its_tables(ev, tmp_path):
+    """`harness-adapters eval --tables-only` on a committed evaluation, with only the files a clone has, gives back its
+    committed tables and status byte for byte: the README's figures come from `sessions.jsonl` and the plan in
+    `config.json` (without the plan, the status cannot say FINISHED), and reproducing them leaves the tree clean."""
+    from harness_adapters.evaluator import recompute_tables
+    names = [Path(p).name for p in _tracked(str(ev.relative_to(ROOT)) + "/*")]
+    assert "config.json" in names, f"{ev}: its config.json (the plan) is not committed"
+    copy = tmp_path / ev.name; copy.mkdir()
+    for n in names: shutil.copy(ev / n, copy / n)
+    recompute_tables(copy)
+    for n in ("status.json", "comparison.md", "comparison.csv", "summary.csv"):
+        assert (copy / n).read_bytes() == (ev / n).read_bytes(), f"{ev.name}/{n} differs when recomputed"

@@ -4,119 +4,14 @@ Run: `python -m pytest tests/test_safeagents.py -v` (the `slow` tests start serv
 """
 from __future__ import annotations
 import json, threading, time
-import httpx, pytest, uvicorn
-from starlette.applications import Starlette
-from starlette.responses import JSONResponse, StreamingResponse
-from starlette.routing import Route
+import httpx, pytest
 from harness_adapters.safeagents import Proxy, ProxyConfig
+from harness_adapters.scripted import ScriptedUpstream
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
 BASH = {"type": "function", "function": {"name": "bash", "description": "run a shell command",
                                          "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}}
 BASH_A = {"name": "bash", "description": "run a shell command", "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}
-
-
-class ScriptedUpstream:
-    """A fake model server on 127.0.0.1: answers each chat call with the next scripted reply and records requests.
-
-    A reply is a dict: `text`, `calls` (list of (name, arguments-string-or-dict)), and optionally `status` (an HTTP
-    error), `cut` (a stream that stops halfway), `sleep` (seconds before answering), `chunks` (split text into this
-    many stream chunks), `reasoning` (sent as `reasoning_content`), `token_ids`/`prompt_token_ids` (added like vLLM
-    does when asked)."""
-
-    def __init__(self, replies=(), default=None):
-        self.replies, self.default, self.requests, self.lock = list(replies), default or {"text": "done"}, [], threading.Lock()
-        app = Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"]), Route("/v1/messages", self.messages, methods=["POST"]),
-                                Route("/v1/{rest:path}", self.other, methods=["GET", "POST"])])
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-
-    def __enter__(self):
-        self.thread = threading.Thread(target=self.server.run, daemon=True); self.thread.start()
-        while not self.server.started: time.sleep(0.01)
-        return self
-
-    def __exit__(self, *a): self.server.should_exit = True; self.thread.join(10)
-
-    @property
-    def url(self): return f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
-
-    def next(self, body):
-        with self.lock:
-            self.requests.append(body)
-            return self.replies.pop(0) if self.replies else self.default
-
-    async def other(self, req):
-        body = await req.body()
-        self.requests.append({"path": req.url.path, "body": body.decode()})
-        return JSONResponse({"object": "list", "data": [{"id": "scripted", "object": "model"}], "path": req.url.path})
-
-    async def chat(self, req):
-        body = await req.json(); r = self.next(body)
-        if r.get("sleep"): await _sleep(r["sleep"])
-        if r.get("status"): return JSONResponse({"error": {"message": "scripted failure"}}, status_code=r["status"])
-        calls = [{"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
-                 for i, (n, a) in enumerate(r.get("calls", []))]
-        finish = "tool_calls" if calls else "stop"
-        ids = body.get("return_token_ids")
-        if not body.get("stream"):
-            msg = {"role": "assistant", "content": r.get("text")} | ({"reasoning_content": r["reasoning"]} if r.get("reasoning") else {}) | ({"tool_calls": calls} if calls else {})
-            ch = {"index": 0, "message": msg, "finish_reason": finish} | ({"token_ids": [11, 12, 13], "logprobs": {"content": [{"token": "a", "logprob": -0.5}]}} if ids else {})
-            return JSONResponse({"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": body.get("model", "m"), "choices": [ch],
-                                 "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}} | ({"prompt_token_ids": [1, 2, 3]} if ids else {}))
-        return StreamingResponse(self._chat_stream(body, r, calls, finish, ids), media_type="text/event-stream")
-
-    async def _chat_stream(self, body, r, calls, finish, ids):
-        base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": body.get("model", "m")}
-        def chunk(delta, fin=None, **kw): return "data: " + json.dumps(base | kw | {"choices": [{"index": 0, "delta": delta, "finish_reason": fin} | ({"token_ids": [7]} if ids else {})]}) + "\n\n"
-        yield chunk({"role": "assistant", "content": ""}, **({"prompt_token_ids": [1, 2, 3]} if ids else {}))
-        if r.get("reasoning"): yield chunk({"reasoning_content": r["reasoning"]})
-        text, n = r.get("text") or "", r.get("chunks", 2)
-        for i in range(n):
-            part = text[i * len(text) // n:(i + 1) * len(text) // n]
-            if part: yield chunk({"content": part})
-            if r.get("sleep_chunk"): await _sleep(r["sleep_chunk"])
-        if r.get("cut"): return
-        for i, c in enumerate(calls):
-            a = c["function"]["arguments"]
-            yield chunk({"tool_calls": [{"index": i, "id": c["id"], "type": "function", "function": {"name": c["function"]["name"], "arguments": a[:len(a) // 2]}}]})
-            yield chunk({"tool_calls": [{"index": i, "function": {"arguments": a[len(a) // 2:]}}]})
-        yield chunk({}, finish)
-        if (body.get("stream_options") or {}).get("include_usage"):
-            yield "data: " + json.dumps(base | {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}}) + "\n\n"
-        yield "data: [DONE]\n\n"
-
-    async def messages(self, req):
-        body = await req.json(); r = self.next(body)
-        if r.get("status"): return JSONResponse({"type": "error", "error": {"type": "api_error", "message": "scripted"}}, status_code=r["status"])
-        blocks = ([{"type": "text", "text": r["text"]}] if r.get("text") else []) + [
-            {"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": a if isinstance(a, dict) else json.loads(a)} for i, (n, a) in enumerate(r.get("calls", []))]
-        stop = "tool_use" if r.get("calls") else "end_turn"
-        msg = {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model", "m"), "content": blocks,
-               "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": 5, "output_tokens": 3}}
-        if not body.get("stream"): return JSONResponse(msg)
-        return StreamingResponse(self._msg_stream(msg, r), media_type="text/event-stream")
-
-    async def _msg_stream(self, msg, r):
-        def ev(d): return f"event: {d['type']}\ndata: {json.dumps(d)}\n\n"
-        yield ev({"type": "message_start", "message": msg | {"content": [], "stop_reason": None}})
-        for i, b in enumerate(msg["content"]):
-            if b["type"] == "text":
-                yield ev({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}})
-                yield ev({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}})
-            else:
-                yield ev({"type": "content_block_start", "index": i, "content_block": {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}})
-                s = json.dumps(b["input"])
-                yield ev({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": s[:len(s) // 2]}})
-                if r.get("cut"): return
-                yield ev({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": s[len(s) // 2:]}})
-            yield ev({"type": "content_block_stop", "index": i})
-        yield ev({"type": "message_delta", "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None}, "usage": {"output_tokens": 3}})
-        yield ev({"type": "message_stop"})
-
-
-async def _sleep(s):
-    import asyncio
-    await asyncio.sleep(s)
 
 
 @pytest.fixture
@@ -270,7 +165,7 @@ def test_events_survive_stop(tmp_path):
 def test_url_judge_blocks_allows_and_fails_open(tmp_path):
     "Stage 3 as a model behind an OpenAI-compatible URL (a second scripted upstream): it can only add blocks."
     import openai
-    from harness_adapters.safeagents import URLJudge
+    from harness_adapters.guard import URLJudge
     verdicts = [{"text": '{"block": true, "reason": "downloads the task source"}'}, {"text": '{"block": false, "reason": "ordinary work"}'},
                 {"text": "Looks fine to me!"}, {"text": '```json\n{"block": true, "reason": "downloads the task source"}\n```'}]
     secret = "PLAN: grab the original dataset so the numbers match"

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from harness_adapters.config import cache_dir
 from harness_adapters.safeagents import Proxy, ProxyConfig
-from test_safeagents import ScriptedUpstream
+from harness_adapters.scripted import ScriptedUpstream
 
 PI_VERSION = "0.73.1"
 

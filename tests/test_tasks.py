@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from harness_adapters.sandbox import BubblewrapBackend, SandboxConfig, Limits, processes_matching
-from harness_adapters.tasks import (check_task, load_task, find_task, list_tasks, run_verifier, tasks_cli,
-                                    fixtures_dir, TaskFormatError, heldout_split)
+from harness_adapters.tasks import (check_task, load_task, find_task, list_tasks, run_verifier, tasks_cli, split_leaks,
+                                    fixtures_dir, TaskFormatError, heldout_split, TRIALS)
 from harness_adapters import datatasks, tinytasks
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (Debian package bubblewrap) not installed")
@@ -73,7 +73,7 @@ def test_limits(backend):
 def test_fixture_passes_trial_matrix(path):
     c = check_task(path)
     assert c.passed, c.reasons
-    assert [t.reward for t in c.trials] == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert [t.reward for t in c.trials] == [1.0, 1.0] + [0.0] * 7  # oracle twice; nothing, stub, tamper, 4 adversaries
 
 
 def test_fixture_families():
@@ -111,12 +111,22 @@ def test_data_generator_size_and_split(tmp_path, monkeypatch):
     assert len(man) >= 300 and {m["level"] for m in man} == {"easy", "medium", "hard"}
     held = [m for m in man if m["split"] == "heldout"]
     assert 0.15 < len(held) / len(man) < 0.35
-    assert all(m["split"] == heldout_split(m["id"]) for m in man)
+    tasks = [load_task(folder / m["id"]) for m in man]
+    assert all(t.content == f"dataset:{t.tags[0]}" and t.split == heldout_split(t.content) for t in tasks)
     assert datatasks.generate() == folder  # cached: not rebuilt
     # the CLI sees them, filtered
     assert tasks_cli(["list", "--family", "data", "--split", "heldout"]) == 0
     assert {t.split for t in list_tasks(family="data", split="heldout")} == {"heldout"}
     assert find_task(held[0]["id"]).split == "heldout"
+
+
+def test_no_heldout_task_shares_content_with_training():
+    """Over every shipped task: no content key, instruction (as a bag of words) or environment file on both sides."""
+    tasks = list_tasks()
+    assert {t.split for t in tasks} == {"train", "heldout"} and len(tasks) > 500
+    assert split_leaks(tasks) == []
+    tiny = [t for t in tasks if t.source == "tiny"]
+    assert len({t.content for t in tiny}) == len(tiny)  # no two tiny tasks are the same problem
 
 
 # ---------------------------------------------------------------- broken tasks are rejected, with the reason
@@ -156,7 +166,7 @@ def test_rejects_crashing_verifier(copy_fixture):
     v = run_verifier(t, t.environment_dir)
     assert v.reward is None and "wrote no /logs/verifier/reward.txt" in v.error and "no_such_grader.py" in v.error
     c = check_task(p)
-    assert not c.passed and len(c.reasons) == 5 and all("verifier of repair-median" in r for r in c.reasons)
+    assert not c.passed and len(c.reasons) == len(TRIALS) and all("verifier of repair-median" in r for r in c.reasons)
 
 
 def test_rejects_verifier_that_trusts_the_workspace(copy_fixture):

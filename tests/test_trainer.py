@@ -6,8 +6,10 @@ import pytest
 import torch
 
 from harness_adapters.serving import complete
-from harness_adapters.trainer import (HarnessGRPOTrainer, Rollout, TrainerConfig, TurnTokens, build_trainer,
-                                      grpo_args, group_samples, pack_batch, packed_logprobs, served_version)
+from harness_adapters.cpu_attention import pack_batch, packed_logprobs
+from harness_adapters.rollouts import Rollout, TurnTokens
+from harness_adapters.samples import TrainerConfig, group_samples, served_version
+from harness_adapters.trainer import HarnessGRPOTrainer, build_trainer, grpo_args
 
 pytestmark = pytest.mark.slow
 
@@ -225,9 +227,15 @@ def test_async_grpo_two_steps_against_server(server, tmp_path):
                        temperature=TEMPERATURE)
     assert tr._lora_sync and tr._peak_flops_per_device is None
     before = {n: p.detach().clone() for n, p in tr.model.named_parameters() if p.requires_grad}
+    finished, finish = [], tr.rollout_worker.finish
+    def spy():                                 # no group starts once the last micro-batch is drawn
+        w = tr.rollout_worker; finished.append((tr.state.global_step, w.groups_done + w.in_flight // w.cfg.rollouts_per_task)); finish()
+    tr.rollout_worker.finish = spy
     t0 = time.time()
     tr.train()
-    print(f"2 steps in {time.time() - t0:.0f} s; log: {tr.state.log_history}")
+    print(f"2 steps in {time.time() - t0:.0f} s; finished at {finished}; log: {tr.state.log_history}")
+    assert [s for s, _ in finished] == [1]
+    assert tr.rollout_worker.groups_done <= finished[0][1]
     assert tr.model_version == 3 and server.adapters.current["pi-e2e"] == 3     # v1 at train begin, +1 a step
     changed = sum(not torch.equal(before[n], p.detach()) for n, p in tr.model.named_parameters() if p.requires_grad)
     assert changed > 0

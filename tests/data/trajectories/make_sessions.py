@@ -6,7 +6,7 @@ Run from the repository root (a few minutes: each pi session is real):
     python tests/data/trajectories/make_sessions.py atif     # only the hand-written ATIF and malformed files
 
 `pi/*.jsonl` are raw pi session logs: the real pi harness (pinned by `harness_adapters.harnesses`) runs in a bubblewrap
-sandbox against a scripted OpenAI-compatible model server (`ScriptedUpstream` from tests/test_safeagents.py), so every
+sandbox against a scripted OpenAI-compatible model server (`harness_adapters.scripted.ScriptedUpstream`), so every
 tool call really runs and every tool result is pi's own. The replies are below, one list per user request; a session
 with two requests is two `pi -p` runs, the second with `--continue`.
 
@@ -19,7 +19,6 @@ import json, shutil, sys, tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))  # tests/, for ScriptedUpstream
 
 
 def write(path, content): return ("write", {"path": path, "content": content})
@@ -179,7 +178,7 @@ SESSIONS = {
 
 def scripted_upstream(replies):
     "A ScriptedUpstream whose scripted replies answer only the agent loop's calls (those that declare tools)."
-    from test_safeagents import ScriptedUpstream
+    from harness_adapters.scripted import ScriptedUpstream
 
     class AgentOnly(ScriptedUpstream):
         def next(self, body):  # pi's own summarisation calls declare no tools: answer them without using a reply

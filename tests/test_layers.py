@@ -1,0 +1,135 @@
+"""Which module of the package may import which: the map in DESIGN.md, checked on the code.
+
+Every `harness_adapters` import of every module counts, those inside function bodies too (a lazy import is still a
+dependency). A module missing from `LAYERS` fails, so a new module says where it sits; an import not in its row fails,
+so a new dependency is a choice made here, in the open. Fast: it parses source, it imports nothing."""
+import ast
+from pathlib import Path
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "harness_adapters"
+
+# module -> the package modules it may import (the package itself, for `__version__`, is always allowed).
+# Lines not to cross (DESIGN.md): the proxy knows nothing of training; tasks and sandboxes know nothing of models;
+# the dashboard reads files (runs, stats), never the evaluator or the trainer; runs and stats sit under everything.
+LAYERS = {
+    "config": set(),
+    "stats": set(),
+    "runs": {"config"},
+    "models": {"config"},
+    "serving": {"config", "models"},
+    "cpu_lora": set(),
+    "atif_io": set(),
+    "detectors": {"atif_io"},
+    "packs.__init__": set(),
+    "packs.common": set(),
+    "packs.smoldataenvs": {"packs.common"},
+    "packs.traj2envs": {"packs.common"},
+    "guard": {"detectors"},
+    "wire": {"atif_io", "guard"},
+    "safeagents": {"atif_io", "guard", "wire"},
+    "scripted": set(),
+    "sandbox": {"config"},
+    "tasks": {"config", "runs", "sandbox"},
+    "datatasks": {"config", "runs", "tasks"},
+    "tinytasks": {"config", "runs", "tasks"},
+    "harnesses": {"config", "sandbox"},
+    "rollouts": {"atif_io", "config", "harnesses", "runs", "safeagents", "sandbox", "serving", "tasks"},
+    "samples": {"rollouts"},
+    "cpu_attention": set(),
+    "trainer": {"config", "cpu_attention", "harnesses", "rollouts", "runs", "samples"},
+    "training": {"config", "harnesses", "rollouts", "runs", "samples", "tasks", "tinytasks", "trainer"},
+    "evaluator": {"config", "dashboard", "harnesses", "models", "rollouts", "runs", "serving", "stats", "tasks"},
+    "envfacts": {"atif_io", "detectors"},
+    "envtests": {"envfacts", "sandbox"},
+    "envbuilder": {"config", "envfacts", "envtests", "rollouts", "runs", "serving", "tasks"},
+    "dashboard": {"config", "runs", "stats", "tasks"},
+    "cli": {"config", "serving"},
+    "__init__": set(),
+}
+
+
+def module_name(path: Path) -> str:
+    "`harness_adapters/packs/common.py` -> `packs.common`."
+    return ".".join(path.relative_to(PKG).with_suffix("").parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PKG.rglob("*.py")) if p.name != "_modidx.py"}
+
+
+def package_imports(source: str, module: str) -> set[str]:
+    "The package modules `source` (the text of `module`) imports, anywhere in it; `__init__` for the package itself."
+    known, found = set(modules()), set()
+    here = module.split(".")[:-1]                    # the package `module` sits in, relative to harness_adapters
+    def add(parts: list[str], names=()):
+        subs = {".".join(parts + [n]) for n in names} & known   # `from harness_adapters import rollouts`: modules by name
+        if subs and len(subs) == len(names): found.update(subs); return
+        dotted = ".".join(parts)
+        found.add(dotted if dotted in known else f"{dotted}.__init__" if dotted else "__init__")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "harness_adapters": add(a.name.split(".")[1:])
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:                                # relative: from .x import y, from . import x
+                base = here[:len(here) - (node.level - 1)] if node.level > 1 else here
+                add(base + (node.module.split(".") if node.module else []), [a.name for a in node.names])
+            elif node.module and node.module.split(".")[0] == "harness_adapters":
+                add(node.module.split(".")[1:], [a.name for a in node.names])
+    return found - {module}
+
+
+def violations(source: str, module: str) -> set[str]:
+    "The imports of `source` (as `module`) that its row of `LAYERS` does not allow."
+    return package_imports(source, module) - LAYERS[module] - {"__init__"}
+
+
+def test_every_module_has_a_row():
+    assert set(modules()) == set(LAYERS), {"without a row": set(modules()) - set(LAYERS), "stale rows": set(LAYERS) - set(modules())}
+
+
+def test_layers_have_no_cycle():
+    "The map itself is a stack of layers: following allowed imports never comes back to where it started."
+    state = {}
+    def visit(m, path):
+        if state.get(m) == "done": return
+        assert state.get(m) != "open", " -> ".join(path + [m])
+        state[m] = "open"
+        for d in sorted(LAYERS[m]): visit(d, path + [m])
+        state[m] = "done"
+    for m in LAYERS: visit(m, [])
+
+
+@pytest.mark.parametrize("module", sorted(LAYERS))
+def test_module_imports_only_its_layers(module):
+    src = modules()[module].read_text()
+    assert not violations(src, module), f"{module} imports {sorted(violations(src, module))}: not in its row of LAYERS (tests/test_layers.py, DESIGN.md)"
+
+
+# The checker itself, in match / near-miss pairs: each source must be flagged (True) or pass (False) as its module.
+CASES = [
+    # the dashboard importing the evaluator inside a function (the cycle `stats` broke): flagged
+    ("dashboard", "def f():\n    from harness_adapters.evaluator import interval\n", True),
+    # near miss: the same interval from stats, also lazily: allowed
+    ("dashboard", "def f():\n    from harness_adapters.stats import interval\n", False),
+    # the proxy importing the trainer, relative, in a method: flagged
+    ("safeagents", "class P:\n    def g(self):\n        from .trainer import train_run\n", True),
+    # near miss: the proxy's own guard, relative: allowed
+    ("safeagents", "from .guard import Guard\n", False),
+    # a task module reaching a model server through `import a.b as c`: flagged
+    ("tasks", "import harness_adapters.serving as s\n", True),
+    # near miss: `import harness_adapters` for the version is the package, not a layer: allowed
+    ("tasks", "import harness_adapters\nv = harness_adapters.__version__\n", False),
+    # `from harness_adapters import trainer` names a module: flagged for runs, which sits under it
+    ("runs", "from harness_adapters import trainer\n", True),
+    # near miss: a pack importing its sibling with `from . import common`: allowed
+    ("packs.traj2envs", "from . import common\n", False),
+    # near miss: a third-party module whose name starts like ours is not ours: allowed
+    ("stats", "import harness_adapters_extra\nfrom scipy.stats import t\n", False),
+]
+
+
+@pytest.mark.parametrize("module,source,flagged", CASES)
+def test_checker_match_and_near_miss(module, source, flagged):
+    assert bool(violations(source, module)) is flagged, package_imports(source, module)
