@@ -42,7 +42,7 @@ def test_base_rows_get_the_last_slot_on_vllm_ops(adapters, monkeypatch):
     try:
         tag = server.adapters.load("a", adapters["a"])
         for name in ("b", "zero"): server.adapters.load(name, adapters[name])             # K adapters: K of K+1 slots
-        alone, own = ask(server, "tiny", 4 * N), ask(server, tag, N)
+        alone, own = ask(server, "tiny", 2 * N), ask(server, tag, N)
         assert own.token_ids != alone.token_ids[:N], "the adapter must change the output"
 
         base, adapted = in_one_batch(server, tag, N)
