@@ -26,7 +26,7 @@ from .samples import TrainerConfig, TrainingQueue
 
 
 # %% auto #0
-__all__ = ['RunGroup', 'COMPUTE_LOCK', 'ADAPTER_STATE', 'METRIC_KEYS', 'RolloutFatal', 'HarnessRolloutWorker',
+__all__ = ['RunGroup', 'COMPUTE_LOCK', 'CFG_OWNED', 'ADAPTER_STATE', 'METRIC_KEYS', 'RolloutFatal', 'HarnessRolloutWorker',
            'HarnessGRPOTrainer', 'grpo_args', 'training_threads', 'build_trainer', 'file_sha256', 'detector_bundle',
            'run_card', 'card_markdown', 'write_card', 'metrics_row', 'MetricsLog', 'RunProgress']
 
@@ -189,14 +189,20 @@ class HarnessGRPOTrainer(AsyncGRPOTrainer):
                 shutil.rmtree(Path(self._lora_dir) / f"{self._lora_name}-v{v}", ignore_errors=True)
 
 # %% ../nbs/10b_trainer.ipynb #66ca2c97
+CFG_OWNED = {"num_generations": "rollouts_per_task", "per_device_train_batch_size": "rollouts_per_task",
+             "max_staleness": "max_staleness", "token_budget": "token_budget"}   # TRL's name -> TrainerConfig's
+
 def grpo_args(preset, cfg: TrainerConfig, output_dir: str | os.PathLike, server_url: str, max_steps: int | None = None,
               **overrides):
-    "TRL's `AsyncGRPOConfig` for `preset` (a name or `ModelPreset`) and `cfg`; `overrides` win."
+    """TRL's `AsyncGRPOConfig` for `preset` (a name or `ModelPreset`) and `cfg`; `overrides` win, except over what `cfg`
+    holds (group size, staleness, token budget: set those in `cfg`, so the worker and TRL cannot disagree)."""
+    if owned := sorted(set(overrides) & set(CFG_OWNED)):
+        raise ValueError(f"{', '.join(owned)}: set in TrainerConfig ({', '.join(CFG_OWNED[k] for k in owned)}), not as a TRL override")
     p = get_preset(preset)
     cpu = not torch.cuda.is_available()
     kw = dict(output_dir=str(output_dir), use_cpu=cpu, bf16=not cpu, gradient_checkpointing=True,
               max_steps=max_steps or p.train_steps, learning_rate=p.learning_rate, temperature=p.temperature,
-              num_generations=cfg.rollouts_per_task, max_completion_length=p.max_tokens, token_budget=p.token_budget,
+              num_generations=cfg.rollouts_per_task, max_completion_length=p.max_tokens, token_budget=cfg.token_budget or p.token_budget,
               max_staleness=cfg.max_staleness, gradient_accumulation_steps=p.micro_batches,
               per_device_train_batch_size=cfg.rollouts_per_task, vllm_server_base_url=server_url,
               report_to="none", save_strategy="no", logging_steps=1, lr_scheduler_type="constant")
@@ -223,8 +229,8 @@ def build_trainer(preset, cfg: TrainerConfig, run_group: RunGroup, tasks: Sequen
     if threads and threads != torch.get_num_threads():
         print(f"training on {threads} CPU thread(s): the vLLM server's worker holds cores {server.cpu_cores}")
         torch.set_num_threads(threads)
+    cfg = replace(cfg, token_budget=cfg.token_budget or p.token_budget)   # one budget: TRL packs by it, the worker checks sessions against it
     args = grpo_args(p, cfg, output_dir, server.url, max_steps, **arg_overrides)
-    cfg = replace(cfg, token_budget=cfg.token_budget or args.token_budget)   # the worker checks sessions against it
     worker = HarnessRolloutWorker(run_group, tasks, cfg, server.adapters, base_model=server.name)
     lora = LoraConfig(r=p.lora_rank, lora_alpha=p.lora_alpha, target_modules=p.lora_targets, task_type="CAUSAL_LM")
     return HarnessGRPOTrainer(str(server.weights), args, registry=server.adapters, adapter_name=cfg.adapter_name,

@@ -55,6 +55,11 @@ class RunConfig:
             (`int | None`): `None` keeps the preset's (with `RUN_DEFAULTS` for the model on top). `max_tokens` and
             `session_timeout_s` reach the harness sessions through `session_preset`. A `RUN_DEFAULTS` token budget may
             depend on the harness (`budget(harness)` gives each trainer's).
+
+    Resolved once: `None`s become the preset's values here, and `trainer_config(harness)` turns the run into each
+    trainer's `TrainerConfig`, which validates the trainer's settings (`bonus_weight`, `rollouts_per_task`,
+    `groups_in_flight`, `token_budget`) with an error naming the setting; a `RunConfig` is built only if every one of
+    its trainers' is. TRL's config is derived from that in one place (`trainer.grpo_args`).
     """
     model: str = "tiny"
     harness: str = "pi"
@@ -82,7 +87,6 @@ class RunConfig:
         if self.guard not in ("on", "off"): raise ValueError(f"guard must be 'on' or 'off', got {self.guard!r}")
         if self.tasks not in TASK_SETS: raise ValueError(f"unknown task set {self.tasks!r}: choose one of {', '.join(TASK_SETS)}")
         if int(self.steps) < 1: raise ValueError(f"steps must be >= 1, got {self.steps}")
-        if self.bonus_weight < 0: raise ValueError(f"bonus_weight must be >= 0, got {self.bonus_weight}")
         if self.checkpoint_every is not None and self.checkpoint_every < 1: raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
         if self.run_dir is None: self.run_dir = default_run_dir(self.model, self.harness)
         p, d = self.preset, RUN_DEFAULTS.get(self.model, {})
@@ -90,6 +94,7 @@ class RunConfig:
                          groups_in_flight=max(1, p.sessions // p.rollouts_per_task), micro_batches=p.micro_batches,
                          token_budget=p.token_budget, max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
             if getattr(self, k) is None and not isinstance(d.get(k), dict): setattr(self, k, d.get(k, v))
+        for h in self.harnesses: self.trainer_config(h)       # each trainer's settings, checked where they are defined
 
     @property
     def preset(self):
@@ -104,6 +109,23 @@ class RunConfig:
         "The micro-batch token budget of `harness`'s trainer."
         if self.token_budget is not None: return self.token_budget
         return RUN_DEFAULTS.get(self.model, {}).get("token_budget", {}).get(harness, self.preset.token_budget)
+
+    def trainer_config(self, harness: str) -> TrainerConfig:
+        "`harness`'s trainer settings in this run, every value resolved (the adapter is served under the harness's name)."
+        return TrainerConfig(harness, adapter_name=harness, bonus_weight=self.bonus_weight,
+                             rollouts_per_task=self.rollouts_per_task, max_staleness=self.preset.max_staleness,
+                             groups_in_flight=self.groups_in_flight, token_budget=self.budget(harness))
+
+    def grpo_overrides(self) -> dict:
+        "The settings of TRL's config this run sets on top of the preset's (`trainer.grpo_args` takes them)."
+        return dict(learning_rate=self.learning_rate, seed=self.seed, save_strategy="steps", save_steps=self.checkpoint_every,
+                    gradient_accumulation_steps=self.micro_batches)
+
+    def resolved(self) -> dict:
+        "What each trainer of the run uses, as `config.json` records it: its `TrainerConfig` and the TRL settings set here."
+        return {h: {**asdict(self.trainer_config(h)), **self.grpo_overrides(), "max_steps": self.steps,
+                    "max_completion_length": self.max_tokens, "session_timeout_s": self.session_timeout_s}
+                for h in self.harnesses}
 
     @property
     def harnesses(self) -> list[str]: return ["pi", "opencode", "hermes"] if self.harness == "all" else self.harness.split(",")
@@ -137,11 +159,12 @@ def open_run(run: RunConfig) -> dict:
         if diff: raise mismatch_error(d, diff, old.get("config", {}))
         old["steps"] = max(int(old.get("steps", 0)), int(run.steps))
         old.setdefault("resumed", []).append(time.strftime("%Y-%m-%dT%H:%M:%S"))
+        old["resolved"] = run.resolved()
         write_config(d, old)
         return old
     cfg = {"run_id": f"{d.name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}",
            "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "config": run.identity(), "steps": run.steps,
-           "checkpoint_every": run.checkpoint_every, "preset": run.preset.to_dict(),
+           "checkpoint_every": run.checkpoint_every, "resolved": run.resolved(), "preset": run.preset.to_dict(),
            "harnesses": {h: HARNESSES[h].version for h in run.harnesses}}
     write_config(d, cfg)
     return cfg
@@ -198,16 +221,13 @@ def _build_run_trainer(run: RunConfig, harness: str, server, proxy_url: str, tas
     p, d = run.session_preset, trainer_dir(run, harness)
     ckpt = last_checkpoint(d / CHECKPOINTS)
     trim_metrics(d / METRICS, int(ckpt.name.split("-")[1]) if ckpt else 0)
-    cfg = TrainerConfig(harness, adapter_name=harness, bonus_weight=run.bonus_weight, rollouts_per_task=run.rollouts_per_task,
-                        max_staleness=p.max_staleness, groups_in_flight=run.groups_in_flight)
+    cfg = run.trainer_config(harness)
     card = run_card(p, harness, run_id, adapter_name=harness, guard=run.guard == "on",
                     training={**run.identity(), "checkpoint_every": run.checkpoint_every})
     run_group = harness_run_group(harness, proxy_url, p, d / ROLLOUTS, server, log=print if progress else None,
                                   sessions=sessions)
     tr = build_trainer(p, cfg, run_group, tasks, server, d,
-                       max_steps=run.steps, checkpoint_dir=d / CHECKPOINTS, card=card, learning_rate=run.learning_rate,
-                       seed=run.seed, save_strategy="steps", save_steps=run.checkpoint_every,
-                       gradient_accumulation_steps=run.micro_batches, token_budget=run.budget(harness), disable_tqdm=True,
+                       max_steps=run.steps, checkpoint_dir=d / CHECKPOINTS, card=card, **run.grpo_overrides(), disable_tqdm=True,
                        heartbeat_stale_after_s=max(600, 3 * p.session_timeout_s))   # a group lasts up to a session timeout
     for cb in (PrinterCallback, ProgressCallback): tr.remove_callback(cb)
     tr.add_callback(MetricsLog(d / METRICS, tr, harness=harness))

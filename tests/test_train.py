@@ -360,9 +360,9 @@ def offline_trainer(tiny_dir, out: Path, max_steps: int, card: dict):
             outs.append(Rollout(task, gid, "pi", model, served_version(model), verifier_reward=float(i == 0),
                                 tool_calls=1, turns=[TurnTokens(p, ids, [-1.0] * len(ids))]))
         return outs
-    cfg = TrainerConfig("pi", rollouts_per_task=4, groups_in_flight=1, max_queued_samples=16)
+    cfg = TrainerConfig("pi", rollouts_per_task=4, groups_in_flight=1, max_queued_samples=16, token_budget=200)
     args = grpo_args("tiny", cfg, out, "http://127.0.0.1:9", max_steps=max_steps, learning_rate=1e-3,
-                     gradient_accumulation_steps=1, token_budget=200, save_strategy="steps", save_steps=1,
+                     gradient_accumulation_steps=1, save_strategy="steps", save_steps=1,
                      disable_tqdm=True, seed=0)
     worker = HarnessRolloutWorker(run_group, ["3 + 4", "2 + 5", "6 + 1"], cfg)
     tr = HarnessGRPOTrainer(str(tiny_dir), args, processing_class=tok, rollout_worker=worker,

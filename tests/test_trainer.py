@@ -48,8 +48,8 @@ def make_trainer(tiny_dir, tmp_path, lr=1e-3, registry=None, adapter_name=None, 
     "A trainer on the tiny model with LoRA r=32 whose B is random (so the adapter changes the outputs)."
     from peft import LoraConfig
     from transformers import AutoTokenizer
-    args = grpo_args("tiny", TrainerConfig(max_staleness=2), tmp_path, "http://127.0.0.1:9", max_steps=1,
-                     learning_rate=lr, gradient_accumulation_steps=1, token_budget=2048, temperature=TEMPERATURE)
+    args = grpo_args("tiny", TrainerConfig(max_staleness=2, token_budget=2048), tmp_path, "http://127.0.0.1:9", max_steps=1,
+                     learning_rate=lr, gradient_accumulation_steps=1, temperature=TEMPERATURE)
     tr = HarnessGRPOTrainer(str(tiny_dir), args, processing_class=AutoTokenizer.from_pretrained(tiny_dir),
                             peft_config=LoraConfig(r=32, lora_alpha=64, target_modules="all-linear"),
                             rollout_worker=IdleWorker(), weight_transfer=NoTransfer(),
@@ -220,10 +220,10 @@ def arithmetic_group(url):
 def test_async_grpo_two_steps_against_server(server, tmp_path):
     "AsyncGRPOTrainer with our worker for 2 steps on CPU: adapters pi@1..pi@3 load by name, LoRA moves, loss finite."
     cfg = TrainerConfig("pi", adapter_name="pi-e2e", rollouts_per_task=4, max_staleness=2, groups_in_flight=1,
-                        max_queued_samples=8)
+                        max_queued_samples=8, token_budget=160)
     tasks = [(a, b) for a in range(1, 6) for b in range(1, 4)]
     tr = build_trainer("tiny", cfg, arithmetic_group(server.url), tasks, server, tmp_path, max_steps=2,
-                       learning_rate=1e-4, gradient_accumulation_steps=1, token_budget=160, max_completion_length=12,
+                       learning_rate=1e-4, gradient_accumulation_steps=1, max_completion_length=12,
                        temperature=TEMPERATURE)
     assert tr._lora_sync and tr._peak_flops_per_device is None
     before = {n: p.detach().clone() for n, p in tr.model.named_parameters() if p.requires_grad}
