@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .config import get_preset, ModelPreset, ModelWeightsMissing
-from .runs import (CONFIG, STEP_DIR, append_jsonl, atomic_write, checkpoint_roots, eval_session_dir,
-    read_config, run_finished, write_config)
+from .runs import (CONFIG, ROLLOUTS, STEP_DIR, append_jsonl, atomic_write, checkpoint_roots,
+    read_config, rollout_dir, run_finished, write_config)
 from .stats import fmt_diff, interval, interval_note
 from .tasks import (DIFFICULTIES, FAMILIES, TASK_SETS, Task, TaskSpecError, check_task_folders,
     given_task_ids, list_tasks, resolve_tasks)
@@ -356,7 +356,7 @@ def run_session(job: EvalJob, proxy_url: str, store: ResultStore, preset: ModelP
                                 group_id=job.group_id, model_version=0 if job.step is None else int(job.step))
     res = eval_result(job, r)                       # counts the tokens before they are dropped
     r.turns = []
-    save_rollout(r, eval_session_dir(store.out, f"{r.group_id}.{r.rollout_id}"))
+    save_rollout(r, rollout_dir(Path(store.out) / ROLLOUTS, r.group_id, r.rollout_id))
     store.add(res)
     return res
 

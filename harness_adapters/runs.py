@@ -10,11 +10,11 @@ from pathlib import Path
 from .config import LOCAL_RUNS
 
 # %% auto #0
-__all__ = ['CONFIG', 'METRICS', 'EVENTS', 'CHECKPOINTS', 'ROLLOUTS', 'EVAL', 'RECORD', 'STEP_DIR', 'default_run_dir',
-           'trainer_folder', 'atomic_write', 'read_config', 'write_config', 'config_diff', 'RunConfigMismatch',
-           'CommittedRun', 'mismatch_error', 'check_not_record', 'checkpoint_steps', 'last_checkpoint',
-           'checkpoint_roots', 'run_finished', 'read_jsonl', 'append_jsonl', 'trim_metrics', 'save_train_rollout',
-           'save_session', 'eval_session_dir', 'train_rollout_files', 'session_files']
+__all__ = ['CONFIG', 'METRICS', 'EVENTS', 'CHECKPOINTS', 'ROLLOUTS', 'EVAL', 'RECORD', 'STEP_DIR', 'ROLLOUT', 'TRAJECTORY',
+           'default_run_dir', 'trainer_folder', 'atomic_write', 'read_config', 'write_config', 'config_diff',
+           'RunConfigMismatch', 'CommittedRun', 'mismatch_error', 'check_not_record', 'checkpoint_steps',
+           'last_checkpoint', 'checkpoint_roots', 'run_finished', 'read_jsonl', 'append_jsonl', 'trim_metrics',
+           'rollout_dir', 'save_session', 'save_rollout_files', 'train_rollout_files', 'session_files']
 
 # %% ../nbs/00b_runs.ipynb #ddebb816
 CONFIG, METRICS, EVENTS = "config.json", "metrics.jsonl", "events.jsonl"
@@ -134,37 +134,44 @@ def trim_metrics(path: str | os.PathLike,  # a `metrics.jsonl`
     return len(rows) - len(keep)
 
 # %% ../nbs/00b_runs.ipynb #11a3d99a
-def save_train_rollout(root: str | os.PathLike,  # the trainer's `rollouts/` folder
-                       group_id: str, rollout_id: str,
-                       record: dict,              # the rollout as a dict
-                       trajectory: dict | None = None) -> Path:
-    "Write a training rollout to `root/<group>/<rollout>.json` and its trajectory to `<rollout>.trajectory.json`, atomically."
-    g = Path(root) / group_id
-    if trajectory is not None: atomic_write(g / f"{rollout_id}.trajectory.json", json.dumps(trajectory))
-    return atomic_write(g / f"{rollout_id}.json", json.dumps(record))
+ROLLOUT, TRAJECTORY = "rollout.json", "trajectory.json"  # the files of one rollout folder
+
+def rollout_dir(rollouts: str | os.PathLike,  # a `rollouts/` folder: a trainer's, or an evaluation's `eval/rollouts/`
+                group_id: str, rollout_id: str) -> Path:
+    "The folder of one rollout: `<rollouts>/<group>/<rollout>/`."
+    return Path(rollouts) / group_id / rollout_id
 
 def save_session(out: str | os.PathLike, record: dict, trajectory: dict | None = None) -> Path:
     "Write one session's `record` to `out/rollout.json` and its trajectory to `out/trajectory.json`, atomically; returns `out`."
     out = Path(out)
-    if trajectory is not None: atomic_write(out / "trajectory.json", json.dumps(trajectory, indent=1))
-    atomic_write(out / "rollout.json", json.dumps(record, indent=1))
+    if trajectory is not None: atomic_write(out / TRAJECTORY, json.dumps(trajectory, indent=1))
+    atomic_write(out / ROLLOUT, json.dumps(record, indent=1))
     return out
 
-def eval_session_dir(eval_dir: str | os.PathLike, session: str) -> Path:
-    "The folder of the evaluation session `session` (`<group>.<rollout>`) in the evaluation folder `eval_dir`."
-    return Path(eval_dir) / ROLLOUTS / session
+def save_rollout_files(rollouts: str | os.PathLike, group_id: str, rollout_id: str, record: dict,
+                       trajectory: dict | None = None) -> Path:
+    "Write a rollout (training or evaluation) into `rollout_dir(rollouts, group_id, rollout_id)`; returns that folder."
+    return save_session(rollout_dir(rollouts, group_id, rollout_id), record, trajectory)
+
+def _trainer_roots(d: Path) -> list[Path]:
+    "The folders that may hold a trainer's `rollouts/`: the run folder and its trainer folders (never `eval/`)."
+    return [d, *sorted(p for p in d.iterdir() if p.is_dir() and p.name != EVAL)] if d.is_dir() else []
 
 def train_rollout_files(run_dir: str | os.PathLike) -> list[Path]:
-    "The records of a run's training rollouts (under `<run>/rollouts/` or `<run>/<harness>/rollouts/`; not trajectories)."
-    d = Path(run_dir)
-    return [f for f in sorted(d.glob(f"{ROLLOUTS}/*/*.json")) + sorted(d.glob(f"*/{ROLLOUTS}/*/*.json"))
-            if not f.name.endswith(".trajectory.json") and f.relative_to(d).parts[0] != EVAL]
+    "The records of a run's training rollouts (under `<run>/rollouts/` or `<run>/<harness>/rollouts/`, either layout)."
+    found = []
+    for root in _trainer_roots(Path(run_dir)):
+        found += sorted((root / ROLLOUTS).glob(f"*/*/{ROLLOUT}"))                                  # one folder a rollout
+        found += sorted(f for f in (root / ROLLOUTS).glob("*/*.json") if not f.name.endswith(".trajectory.json"))  # before
+    return found
 
 def session_files(run_dir: str | os.PathLike, session: str) -> tuple[Path, Path] | None:
     "`(trajectory, record)` paths of `session` in the run at `run_dir` (evaluation first, then training), or None when neither was saved."
     d, (group, _, rid) = Path(run_dir), str(session).rpartition(".")
-    s = eval_session_dir(d / EVAL, session)
-    pairs = [(s / "trajectory.json", s / "rollout.json")]
-    for root in [d, *sorted(p for p in d.iterdir() if p.is_dir())] if d.is_dir() else []:
-        pairs.append((root / ROLLOUTS / group / f"{rid}.trajectory.json", root / ROLLOUTS / group / f"{rid}.json"))
+    folders = [rollout_dir(d / EVAL / ROLLOUTS, group, rid), d / EVAL / ROLLOUTS / session]      # now, and before
+    pairs = [(s / TRAJECTORY, s / ROLLOUT) for s in folders]
+    for root in _trainer_roots(d):
+        s = rollout_dir(root / ROLLOUTS, group, rid)
+        pairs += [(s / TRAJECTORY, s / ROLLOUT),
+                  (root / ROLLOUTS / group / f"{rid}.trajectory.json", root / ROLLOUTS / group / f"{rid}.json")]
     return next(((t, r) for t, r in pairs if t.exists() or r.exists()), None)

@@ -14,7 +14,7 @@ from .config import PRESETS, get_preset
 from .harnesses import HARNESSES
 from .rollouts import rollout_to_dict
 from .runs import (CHECKPOINTS, CONFIG, METRICS, ROLLOUTS, RunConfigMismatch, check_not_record,
-    checkpoint_steps, config_diff, default_run_dir, last_checkpoint, mismatch_error, read_config, save_train_rollout,
+    checkpoint_steps, config_diff, default_run_dir, last_checkpoint, mismatch_error, read_config, save_rollout_files,
     trainer_folder, trim_metrics, write_config)
 from .samples import TrainerConfig, served_version
 from .tasks import list_tasks
@@ -178,8 +178,8 @@ class ServerDied(RolloutFatal):
     "The model server stopped answering during a run."
 
 def save_rollout_record(r, root: str | os.PathLike) -> Path:
-    "Write rollout `r` to `root/<group>/<rollout>.json` and its trajectory to `<rollout>.trajectory.json`, atomically."
-    return save_train_rollout(root, r.group_id, r.rollout_id, rollout_to_dict(r), r.trajectory)
+    "Write rollout `r` and its trajectory into its folder `root/<group>/<rollout>/` (`runs.save_rollout_files`), atomically."
+    return save_rollout_files(root, r.group_id, r.rollout_id, rollout_to_dict(r), r.trajectory)
 
 def group_line(rs: list) -> str:
     "One line on a finished group: task, served model, solved, tool calls, blocked and errored sessions, time."

@@ -7,7 +7,7 @@ import collections, contextlib, json, os, shutil, signal, subprocess, sys, threa
 from pathlib import Path
 import pytest
 
-from harness_adapters.runs import RunConfigMismatch, checkpoint_steps, last_checkpoint, read_jsonl
+from harness_adapters.runs import RunConfigMismatch, checkpoint_steps, last_checkpoint, read_jsonl, train_rollout_files
 from harness_adapters.training import RunConfig, open_run, train_run, trainer_dir
 
 pytestmark = pytest.mark.slow
@@ -148,8 +148,9 @@ def test_readme_main_command(tmp_path):
     assert rows[0]["step"] == 1 and all(k in rows[0] for k in REQUIRED)
     assert rows[0]["batch/samples_per_step"] > 0 and rows[0]["batch/tokens_per_microbatch"] <= rows[0]["batch/token_budget"]
     assert (run / "events.jsonl").exists()
-    recs = list((run / "rollouts").glob("*/*.json"))
-    assert any(p.name.endswith(".trajectory.json") for p in recs) and any(not p.name.endswith(".trajectory.json") for p in recs)
+    folders = [p for p in (run / "rollouts").glob("*/*") if p.is_dir()]          # one folder a rollout
+    assert folders and all((p / "rollout.json").exists() for p in folders)           # (errored ones have no trajectory)
+    assert any((p / "trajectory.json").exists() for p in folders)
     no_partial_files(run)                                                     # a crash leaves every record whole
     assert all(x["step"] <= 2 for x in rows)
     open_run(RunConfig(model="tiny", steps=3, run_dir=str(run)))             # and the folder resumes, same settings
@@ -300,8 +301,7 @@ def test_two_trainers_share_one_server(server, proxy, tmp_path, tiny_dir, monkey
     for h in ("pi", "hermes"):
         assert [t for t in tags if t.startswith(h + "@")] == [f"{h}@1", f"{h}@2"]
         assert trainers[h].model_version == 2
-        recs = [json.loads(p.read_text()) for p in (trainer_dir(run, h) / "rollouts").glob("*/*.json")
-                if not p.name.endswith(".trajectory.json")]
+        recs = [json.loads(p.read_text()) for p in train_rollout_files(trainer_dir(run, h))]
         assert recs and all(r["harness"] == h for r in recs)
         assert not [r["error"] for r in recs if r["errored"]], f"{h} rollouts errored"
         assert {r["model"].split("@")[0] for r in recs} <= {h, "tiny"}
