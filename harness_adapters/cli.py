@@ -26,7 +26,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from harness_adapters.config import ModelWeightsMissing   # lazy: `harness-adapters --help` imports none of the package
     errs = [ModelWeightsMissing, KeyError, FileNotFoundError, PermissionError]
     try:
-        from harness_adapters.serving import AdapterError, ServerError
+        from harness_adapters.serving import AdapterError, ServerError   # lazy, as above
         errs += [AdapterError, ServerError]
     except ImportError: pass
     return tuple(errs)

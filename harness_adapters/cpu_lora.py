@@ -244,12 +244,12 @@ def why_not(env: str | None,                         # the value of HARNESS_ADAP
 # %% ../nbs/02a_cpu_lora.ipynb #b5190596
 def _namespaces() -> list:
     "The modules that hold vLLM's CPU LoRA op names (importing `punica_cpu` resolves vLLM's platform: call on CPU only)."
-    from vllm.lora.punica_wrapper import punica_cpu
+    from vllm.lora.punica_wrapper import punica_cpu   # lazy: importing it resolves vLLM's platform
     return [vllm_ops, vllm_torch_ops, punica_cpu]
 
 def register() -> bool:
     "The `vllm.general_plugins` entry point: swap in the segment-wise CPU LoRA ops if `why_not` finds no reason against."
-    import vllm.platforms  # `current_platform` resolves on first access, which must not happen when this module is imported
+    import vllm.platforms  # lazy: `current_platform` resolves on first access, which must not happen when this module is imported
     reason = why_not(os.environ.get(ENV), vllm.platforms.current_platform.is_cpu(), STOCK)
     if reason:   # switched off or not CPU is expected; a vLLM with other signatures deserves a warning
         log.log(logging.WARNING if "signatures" in reason else logging.INFO,

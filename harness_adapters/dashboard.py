@@ -4,13 +4,13 @@
 
 # %% ../nbs/13_dashboard.ipynb #f38d6174
 from __future__ import annotations
-import base64, html, io, json, os, threading, time
+import argparse, base64, html, io, json, os, threading, time
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from .runs import CONFIG, EVAL, METRICS, read_config, read_jsonl, session_files, train_rollout_files
+from .runs import CONFIG, EVAL, METRICS, atomic_write, read_config, read_jsonl, session_files, train_rollout_files
 from .stats import fmt_diff, interval, interval_note
 from .config import is_local_run
 from .tasks import list_tasks
@@ -373,9 +373,7 @@ def _events_html(r: RunView) -> str:
 def write_report(run_dir: str | os.PathLike, out: str | os.PathLike | None = None) -> Path:
     "Write the run's standalone HTML report (default `<run_dir>/report.html`); returns its path."
     out = Path(out or Path(run_dir) / "report.html")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp"); tmp.write_text(report_html(run_dir)); os.replace(tmp, out)
-    return out
+    return atomic_write(out, report_html(run_dir))
 
 # %% ../nbs/13_dashboard.ipynb #f3c27c48
 VERDICTS = {"block + suspicious": ("block", "suspicious"), "block": ("block",), "suspicious": ("suspicious",),
@@ -384,7 +382,7 @@ VERDICTS = {"block + suspicious": ("block", "suspicious"), "block": ("block",), 
 class Dashboard:
     "A live view of one or more runs (ipywidgets): training, held-out evaluation, safeagents events."
     def __init__(self, runs: list | None = None, root: str | os.PathLike = "runs"):
-        import ipywidgets as w
+        import ipywidgets as w   # lazy: only the live view needs widgets
         self.root = Path(root)
         chosen = [str(Path(r)) for r in runs] if runs else [str(p) for p in find_runs(root)]
         self.pick = w.SelectMultiple(options=sorted(set(chosen) | {str(p) for p in find_runs(root)}), value=chosen,
@@ -409,7 +407,7 @@ class Dashboard:
         self.refresh()
 
     def _ipython_display_(self):
-        from IPython.display import display
+        from IPython.display import display   # lazy, as above
         display(self.widget)
 
 # %% ../nbs/13_dashboard.ipynb #2f35f0f6
@@ -466,7 +464,6 @@ Dashboard.auto, Dashboard.stop = _auto, _stop
 # %% ../nbs/13_dashboard.ipynb #14e96340
 def report_cli(argv: list[str]) -> int:
     "`harness-adapters report RUN_DIR... [--figures DIR]`: figures and a standalone HTML report per run."
-    import argparse
     ap = argparse.ArgumentParser(prog="harness-adapters report", description="Figures and a standalone HTML report per run.")
     ap.add_argument("run_dirs", nargs="+"); ap.add_argument("--figures", default="figures", help="folder for the figures")
     a = ap.parse_args(argv)

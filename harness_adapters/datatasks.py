@@ -19,7 +19,7 @@ __all__ = ['DATASETS', 'ABS_TOL', 'REL_TOL', 'GRADER', 'TEST_SH', 'GENERATOR_VER
 # %% ../nbs/07a_datatasks.ipynb #c3263376
 def _sk(name: str, target: str | None = None, **kw):
     "A scikit-learn bundled dataset as a frame, the target renamed and mapped to its class names."
-    import sklearn.datasets as skd
+    import sklearn.datasets as skd   # lazy: scikit-learn takes seconds to import, and only generation needs it
     b = getattr(skd, f"load_{name}")(as_frame=True, **kw)
     df = b.frame.copy()
     if target and "target_names" in b and len(getattr(b, "target_names", [])):
@@ -28,7 +28,7 @@ def _sk(name: str, target: str | None = None, **kw):
 
 def _sm(name: str):
     "A statsmodels bundled dataset as a frame."
-    import statsmodels.api as sm
+    import statsmodels.api as sm   # lazy, as above
     df = getattr(sm.datasets, name).load_pandas().data
     return df.reset_index(drop=True)
 

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 from atif_scan import Context, Engine, Severity, Status, Trace, builtin_detectors, parse_trace
-from atif_scan.checks import check_selected
+from atif_scan.checks import Detection, check_selected
 from atif_scan.data.loader import TraceError, parse_step
 from atif_scan.data.usage import COMPACTED
 from atif_scan.detectors.text import SurfaceDetector
@@ -185,7 +185,6 @@ def _located(assessments, step:int, ncalls:int) -> dict[int, list[Finding]]:
 # %% ../nbs/04_detectors.ipynb #79420a5d
 def _evaluate(check, trace:Trace):
     "A check's Detection on `trace`; an error Detection when it raises."
-    from atif_scan.checks import Detection
     try:
         r = check.evaluate(trace, Context())
         if not isinstance(r, Detection): raise TypeError("not a Detection")

@@ -8,6 +8,7 @@ import argparse, hashlib, json, os, shlex, shutil, sys, tomllib
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import tomli_w
+from tqdm.auto import tqdm
 from .envfacts import (Candidate, Drop, Replay, Source, find_work, is_test_file, read_sources, replay,
                                        screen, screen_engine)
 from .envtests import (CONFTEST, MIN_KILL_RATE, OpenAITeacher, RecordedTeacher, Teacher, TeacherAnswer,
@@ -313,7 +314,6 @@ def summary_table(s: dict) -> str:
 # %% ../nbs/12c_envbuilder.ipynb #1f65e71a
 def build_envs(inputs, cfg: BuildConfig, progress: bool = True) -> dict:
     "Build tasks from the trajectories in `inputs` into `cfg.out`; returns the summary (also written as JSON and Markdown)."
-    from tqdm.auto import tqdm
     recs_dir = cfg.out / "records"; recs_dir.mkdir(parents=True, exist_ok=True)
     engine, keys = screen_engine(), []
     for src in tqdm(read_sources(inputs), desc="trajectories", disable=not progress):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 from pydantic import ValidationError
 from atif import Trajectory
+from atif_scan import Engine, Status, builtin_detectors, parse_trace
 from .atif_io import content_text, pi_branch, pi_session_steps
 from .detectors import Finding, load_plugin, severity_name
 
@@ -124,12 +125,10 @@ SCREEN_PLUGINS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapter
 
 def screen_engine(plugins=SCREEN_PLUGINS):
     "An atif-scan `Engine` with every built-in check and the `plugins`' checks."
-    from atif_scan import Engine, builtin_detectors
     return Engine([*builtin_detectors(), *(c for p in plugins for c in load_plugin(p))])
 
 def screen(trajectory: dict, engine=None) -> list[Finding]:
     "The high and critical atif-scan findings on `trajectory` (empty: it passes the screen)."
-    from atif_scan import Status, parse_trace
     engine = engine or screen_engine()
     out = []
     for a in engine.evaluate(parse_trace(trajectory)):

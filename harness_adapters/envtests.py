@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+import httpx
 from .envfacts import Candidate, is_test_file
 from .sandbox import SandboxBackend, SandboxConfig, default_backend
 
@@ -104,7 +105,6 @@ class OpenAITeacher:
     name: str = "openai"
 
     def write(self, brief: dict) -> TeacherAnswer:
-        import httpx
         key = os.environ.get(self.api_key_env, "")
         try:
             r = httpx.post(f"{self.url.rstrip('/')}/chat/completions", timeout=self.timeout_s,

@@ -4,12 +4,13 @@
 
 # %% ../nbs/11_evaluator.ipynb #a86c431d
 from __future__ import annotations
-import hashlib, json, math, os, re, threading, time
+import argparse, hashlib, json, math, os, re, threading, time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, asdict, fields, replace
 from pathlib import Path
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 from .config import get_preset, ModelPreset, ModelWeightsMissing
 from .runs import (CONFIG, ROLLOUTS, STEP_DIR, append_jsonl, atomic_write, checkpoint_roots,
     read_config, rollout_dir, run_finished, write_config)
@@ -363,7 +364,6 @@ def run_session(job: EvalJob, proxy_url: str, store: ResultStore, preset: ModelP
 def run_jobs(jobs: list[EvalJob], proxy_url: str, store: ResultStore, preset: ModelPreset | str, workers: int = 8,
              runner=None, progress: bool = True) -> list[EvalResult]:
     "Run `jobs` through the proxy at `proxy_url`, `workers` at a time, recording each finished session in `store`."
-    from tqdm.auto import tqdm
     pool = ThreadPoolExecutor(max(1, workers))
     try:
         with tqdm(total=len(jobs), desc="eval sessions", disable=not progress) as bar:
@@ -696,7 +696,6 @@ def _place(waves: list[Wave], cur: int, slots: int, c: Checkpoint, jobs: list[Ev
 
 def _run_all(cfg, ckpts, tasks, store, proxy_url, preset, slots, load, unload, progress, runner, expect=None) -> int:
     "Run every missing session of `ckpts` (and, watching, of new checkpoints), in waves of at most `slots`; returns how many ran."
-    from tqdm.auto import tqdm
     base, attempts = cfg.preset.name, int(cfg.attempts)
     waves = plan_waves(ckpts, tasks, attempts, slots, base, store.done(cfg.retry_errored), cfg.include_base, expect)
     planned, tags, pending, ran, cur = {j.key for w in waves for j in w.jobs}, {}, set(), 0, -1
@@ -760,7 +759,6 @@ def session_policy(ckpts: list[Checkpoint]) -> dict:
 # %% ../nbs/11_evaluator.ipynb #690404e5
 def eval_cli(argv: list[str]) -> int:
     "`harness-adapters eval (--run-dir DIR | --checkpoint DIR ...) [--tasks T ...] [--attempts N] [--watch]` or `eval --tables-only DIR`"
-    import argparse
     ap = argparse.ArgumentParser(prog="harness-adapters eval",
                                  description="Evaluate checkpoints against the base model on held-out tasks, in one server.")
     ap.add_argument("--model", default="tiny", help="preset: tiny, lfm3, lfm25, twil")

@@ -64,14 +64,14 @@ SMOLLM2_TOOLS_TEMPLATE = r"""{%- set default_system = 'You are a helpful AI assi
 # %% ../nbs/01_models.ipynb #db311218
 def render(template: str, messages: list[dict], tools: list[dict] | None = None, add_generation_prompt=False) -> str:
     "Render `messages` (and `tools`) with the chat `template`, the way transformers does."
-    from transformers.utils.chat_template_utils import _compile_jinja_template
+    from transformers.utils.chat_template_utils import _compile_jinja_template   # lazy: transformers takes seconds to import
     return _compile_jinja_template(template).render(messages=messages, tools=tools or [],
                                                     add_generation_prompt=add_generation_prompt)
 
 # %% ../nbs/01_models.ipynb #feb3137b
 def _convert_tiny(dest: Path):
     "Convert the GGUF SmolLM2 into a float32 safetensors folder at `dest` with the tools chat template."
-    import torch
+    import torch   # lazy: torch and transformers take seconds to import, and only the conversion needs them
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
     gguf = smollm2_gguf()
     kw = dict(gguf_file=gguf.name)

@@ -4,11 +4,12 @@
 
 # %% ../nbs/09_rollouts.ipynb #1924d3ac
 from __future__ import annotations
-import contextlib, json, os, shutil, sys, tempfile, time, uuid
+import argparse, contextlib, json, os, shutil, sys, tempfile, time, uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
 import httpx
+from tqdm.auto import tqdm
 from .config import ModelPreset, get_preset, cache_dir
 from .harnesses import SessionSpec, get_harness, run_session, sandbox_config, final_text
 from .runs import atomic_write, save_session
@@ -182,7 +183,6 @@ def run_group(task: Task | str, harness: str, proxy_url: str, model: str, n: int
 
 def run_many(jobs: list[tuple], proxy_url: str, *, workers: int = 8, progress: bool = True, **kw) -> list[Rollout]:
     "Rollouts of `(task, harness, model)` jobs through one proxy, `workers` at a time, with a progress bar."
-    from tqdm.auto import tqdm
     with ThreadPoolExecutor(max(1, workers)) as pool, tqdm(total=len(jobs), desc="rollouts", disable=not progress) as bar:
         futs = [pool.submit(run_rollout, t, h, proxy_url, m, **kw) for t, h, m in jobs]
         for f in futs: f.add_done_callback(lambda _: bar.update())
@@ -234,7 +234,6 @@ def serving_stack(preset: ModelPreset,         # the model to serve; the proxy t
 # %% ../nbs/09_rollouts.ipynb #6208bb1b
 def rollout_cli(argv: list[str]) -> int:
     "`harness-adapters rollout --model M --harness H --task TASK [--adapter NAME] --out DIR`"
-    import argparse
     ap = argparse.ArgumentParser(prog="harness-adapters rollout", description="Run one rollout of a harness on a task.")
     ap.add_argument("--model", default="tiny"); ap.add_argument("--harness", required=True)
     ap.add_argument("--task", required=True, help="task id or folder"); ap.add_argument("--out", required=True)
@@ -264,7 +263,6 @@ def rollout_cli(argv: list[str]) -> int:
 def measure_solve_rates(tasks: list[Task], harness: str, proxy_url: str, model: str, out: str | Path, *,
                         samples: int = 8, workers: int = 8, preset: ModelPreset | str = "tiny") -> dict:
     "Solve rate of each task over `samples` rollouts, kept (and resumed) in the JSON file `out`."
-    from tqdm.auto import tqdm
     out, p = Path(out), get_preset(preset)
     done = json.loads(out.read_text()) if out.exists() else {}
     if other := {v.get("max_tokens") for v in done.values()} - {None, p.max_tokens}:
@@ -285,7 +283,6 @@ def measure_solve_rates(tasks: list[Task], harness: str, proxy_url: str, model: 
 # %% ../nbs/09_rollouts.ipynb #cacaf4e3
 def measure_cli(argv: list[str]) -> int:
     "`harness-adapters measure --model M --harness H [--tasks FOLDER|ID|FAMILY[,...]]... [--split S] --samples N --out FILE`"
-    import argparse
     ap = argparse.ArgumentParser(prog="harness-adapters measure", description="Measure tasks' solve rates with a model in a harness.")
     ap.add_argument("--model", default="tiny"); ap.add_argument("--harness", default="pi")
     ap.add_argument("--tasks", action="append", default=[], metavar="SPEC",

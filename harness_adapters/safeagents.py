@@ -4,7 +4,7 @@
 
 # %% ../nbs/05b_safeagents.ipynb #a6d12be5
 from __future__ import annotations
-import argparse, asyncio, contextlib, copy, importlib, json, os, re, sys, threading, time
+import argparse, asyncio, contextlib, copy, importlib, json, os, re, sys, tempfile, threading, time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -555,12 +555,11 @@ def cmd_scrub(a):
 
 def cmd_publish(a):
     "Scrub a file and upload only the scrubbed copy to a Hub dataset repo."
-    import tempfile
     with tempfile.TemporaryDirectory() as td:
         dest = Path(td) / Path(a.file).name
         cmd_scrub(argparse.Namespace(src=a.file, dest=dest))
         try:
-            from huggingface_hub import HfApi
+            from huggingface_hub import HfApi   # lazy: only publishing needs the Hub client
             HfApi().upload_file(path_or_fileobj=str(dest), path_in_repo=a.path or dest.name, repo_id=a.repo, repo_type="dataset")
         except Exception as e:
             print(f"safeagents publish: could not upload to the Hub ({type(e).__name__}: {str(e)[:200]}); nothing was published", file=sys.stderr)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_sandbox.ipynb #962d3230
 from __future__ import annotations
-import os, re, sys, site, time, shutil, signal, random, tempfile, subprocess
+import os, re, sys, site, stat, time, shutil, signal, random, tempfile, subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -130,7 +130,6 @@ def _tail(path: Path, n: int) -> str:
 
 def _special_files(folder: str, names: list[str]) -> list[str]:
     "Names in `folder` that are neither files, folders nor links (a FIFO would block the copy)."
-    import stat
     return [n for n in names if not stat.S_ISREG(m := os.lstat(os.path.join(folder, n)).st_mode)
             and not stat.S_ISDIR(m) and not stat.S_ISLNK(m)]
 

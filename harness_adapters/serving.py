@@ -4,11 +4,12 @@
 
 # %% ../nbs/02_serving.ipynb #cfcad3ca
 from __future__ import annotations
-import json, os, shutil, signal, socket, subprocess, sys, threading, time
+import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 import httpx
+from safetensors import safe_open
 from .config import ModelPreset, get_preset, cache_dir
 from .models import model_path, fixed_chat_template
 
@@ -81,7 +82,7 @@ def pick_device(device: str = "auto") -> str:
     "`cpu` or `cuda`: what `auto` means on this machine."
     if device != "auto": return device
     try:
-        import torch
+        import torch   # lazy: torch takes seconds to import; only device detection and new adapters need it
         return "cuda" if torch.cuda.is_available() else "cpu"
     except ImportError: return "cpu"
 
@@ -211,7 +212,6 @@ class AdapterError(ValueError):
 
 def _safetensors_shapes(folder: Path) -> dict[str, list[int]]:
     "Tensor name -> shape for every `*.safetensors` file in `folder`, from the headers only."
-    from safetensors import safe_open
     shapes = {}
     for f in sorted(Path(folder).glob("*.safetensors")):
         with safe_open(str(f), "pt") as st:
@@ -259,7 +259,7 @@ def check_adapter(path: str | os.PathLike, base: Path, preset: ModelPreset, max_
 def new_adapter(dest: str | os.PathLike, base: str | os.PathLike, seed: int | None = None, rank: int = 32,
                 alpha: int | None = None, scale: float = 0.05) -> Path:
     "Write a LoRA adapter (all linear layers) for the model at `base` into `dest`: zero when `seed` is None, else random."
-    import torch
+    import torch   # lazy, as above (and PEFT, transformers)
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
     model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
@@ -408,7 +408,6 @@ def _ask_all(server: VLLMServer, prompt: str, max_tokens: int = 64) -> None:
 # %% ../nbs/02_serving.ipynb #564c990a
 def serve_cli(argv: list[str]) -> int:
     "`harness-adapters serve --model M [--host H] [--port P] [--adapter NAME=PATH]... [--new-adapter NAME] [--ask PROMPT]`"
-    import argparse, tempfile
     ap = argparse.ArgumentParser(prog="harness-adapters serve", description="Serve a preset with vLLM: base + LoRA adapters by name.")
     ap.add_argument("--model", default="tiny", help="preset: tiny, lfm3, lfm25, twil")
     ap.add_argument("--model-path", default=None, help="local weights folder (real presets)")

@@ -25,7 +25,7 @@ def interval(x, level: float = 0.95, method: str = "t", n_boot: int = 10000, see
     m = float(x.mean())
     if interval_note(x): return m, math.nan, math.nan, math.nan
     if method == "t":
-        from scipy.stats import t
+        from scipy.stats import t   # lazy: scipy.stats takes a second to import
         h = float(t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
         return m, h, m - h, m + h
     means = x[np.random.default_rng(seed).integers(0, n, (n_boot, n))].mean(axis=1)

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import tomli_w
+import harness_adapters
 from .config import cache_dir
 from .sandbox import SandboxBackend, SandboxConfig, default_backend
 from .runs import atomic_write
@@ -168,7 +169,6 @@ GENERATORS = {"data": "harness_adapters.datatasks:generate", "tiny": "harness_ad
 
 def fixtures_dir() -> Path:
     "The repository's hand-written tasks (`tasks/` beside the package)."
-    import harness_adapters
     return Path(harness_adapters.__file__).resolve().parent.parent / "tasks"
 
 def task_roots(generated: bool = True) -> list[Path]:

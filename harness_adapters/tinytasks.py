@@ -4,7 +4,7 @@
 
 # %% ../nbs/07b_tinytasks.ipynb #14b5f4ec
 from __future__ import annotations
-import re, json, shutil, random, tempfile
+import re, json, shutil, random, hashlib, tempfile
 from pathlib import Path
 from .config import cache_dir
 from .tasks import fixtures_dir, heldout_split, list_tasks, load_task, set_reference, Task, write_task
@@ -125,7 +125,6 @@ def merge_rates(measured: str | Path, into: str | Path | None = None) -> dict:
 # %% ../nbs/07b_tinytasks.ipynb #effb1883
 def generate(force: bool = False) -> Path:
     "The cache folder holding the tiny-model candidates, written on first use (built aside, renamed)."
-    import hashlib
     f = solve_rates_file()
     rates_text = f.read_text() if f.exists() else "{}"
     dest = cache_dir("tasks") / f"tiny-v{GENERATOR_VERSION}-{hashlib.sha256(rates_text.encode()).hexdigest()[:8]}"

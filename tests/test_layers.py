@@ -133,3 +133,29 @@ CASES = [
 @pytest.mark.parametrize("module,source,flagged", CASES)
 def test_checker_match_and_near_miss(module, source, flagged):
     assert bool(violations(source, module)) is flagged, package_imports(source, module)
+
+
+# Imports sit at the top of a module; one inside a function is there for start-up time (torch, transformers, vLLM,
+# scikit-learn, widgets: seconds each, or a side effect at import) and says so with a `# lazy` comment on one of its
+# function's import lines. Checked on the source, like the map above.
+def unexplained_lazy_imports(src: str) -> list[int]:
+    "Line numbers of function-body imports whose function says on none of its import lines why they are lazy."
+    lines, out = src.splitlines(), []
+    for fn in ast.walk(ast.parse(src)):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)): continue
+        imps = [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        if imps and not any("# lazy" in lines[n.lineno - 1] for n in imps): out += [n.lineno for n in imps]
+    return sorted(set(out))
+
+
+@pytest.mark.parametrize("module", sorted(LAYERS))
+def test_function_imports_say_why(module):
+    src = modules()[module].read_text()
+    bad = unexplained_lazy_imports(src)
+    assert not bad, f"{module}: imports inside functions at lines {bad} without a `# lazy: why` comment; move them to the top"
+
+
+def test_lazy_import_checker():
+    assert unexplained_lazy_imports("def f():\n    import argparse\n") == [2]
+    assert unexplained_lazy_imports("def f():\n    import torch  # lazy: seconds\n    import peft\n") == []
+    assert unexplained_lazy_imports("import argparse\ndef f(): pass\n") == []

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/04a_packs.ipynb #b4e41ac1
 from __future__ import annotations
-from atif_scan import Channel, CheckSpec, RegexDetector, Severity
+from atif_scan import Channel, CheckSpec, RegexDetector, Severity, Status, parse_trace
 
 # %% auto #0
 __all__ = ['AUTHORED', 'HF_CREDENTIAL', 'PROXY_BYPASS', 'hf_credential', 'proxy_bypass', 'matches']
@@ -38,7 +38,6 @@ def matches(check, # an atif-scan detector
             tool:str="bash", # the tool called
            ) -> bool:
     "Whether `check` matches an agent step that calls `tool` with `{key: command}`."
-    from atif_scan import Status, parse_trace
     steps = [{"step_id": 1, "source": "user", "message": "Do the task."},
              {"step_id": 2, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "c", "function_name": tool, "arguments": {key: command}}]}]
     return check.evaluate(parse_trace({"schema_version": "ATIF-v1.6", "steps": steps}), None).status == Status.MATCH
