@@ -126,7 +126,7 @@ def streaming():
         wait_up(up_url + "/v1/models", procs[0])
         procs.append(subprocess.Popen([exe, "serve", "--upstream", up_url, "--host", "127.0.0.1", "--port", str(px_port)] + sum((["--plugin", p] for p in PACKS), [])))
         px_url = f"http://127.0.0.1:{px_port}"
-        wait_up(px_url + "/safeagents/sessions/up/turns", procs[1])
+        wait_up(px_url + "/v1/models", procs[1])   # through the proxy to the upstream
         r = asyncio.run(asyncio.wait_for(load(up_url, px_url), 150))
     finally:
         for p in reversed(procs):

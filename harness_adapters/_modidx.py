@@ -736,6 +736,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                           'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents._tool_names': ( 'safeagents.html#_tool_names',
                                                                                           'harness_adapters/safeagents.py'),
+                                             'harness_adapters.safeagents.admin_token': ( 'safeagents.html#admin_token',
+                                                                                          'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents.anthropic_decide': ( 'safeagents.html#anthropic_decide',
                                                                                                'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents.anthropic_final': ( 'safeagents.html#anthropic_final',

@@ -16,7 +16,7 @@ from .runs import atomic_write, save_session
 from .sandbox import SandboxBackend, default_backend
 from .tasks import SPLITS, Task, TaskFormatError, TaskSpecError, find_task, resolve_tasks, run_verifier
 from .atif_io import openai_steps, trajectory, trajectory_dict
-from .safeagents import Proxy, ProxyConfig
+from .safeagents import ADMIN_HEADER, Proxy, ProxyConfig, admin_token
 from .serving import ServerConfig, VLLMServer
 
 
@@ -86,9 +86,10 @@ def count_prefix_breaks(turns: list[TurnTokens]) -> int:
     return sum(not extends(a, b) for a, b in zip(turns, turns[1:]))
 
 # %% ../nbs/09_rollouts.ipynb #5ffcf058
-def fetch_turns(proxy_url: str, session: str, forget: bool = True) -> dict:
-    "The proxy's record of `session`: `{'turns': [...], 'steps': n}` (and forget it, by default)."
-    r = httpx.request("DELETE" if forget else "GET", f"{proxy_url}/safeagents/sessions/{session}/turns", timeout=30)
+def fetch_turns(proxy_url: str, session: str, forget: bool = True, token: str | None = None) -> dict:
+    "The proxy's record of `session`: `{'turns': [...], 'steps': n}` (and forget it, by default); `token`: the proxy's admin token."
+    r = httpx.request("DELETE" if forget else "GET", f"{proxy_url}/safeagents/sessions/{session}/turns", timeout=30,
+                      headers={ADMIN_HEADER: token or admin_token()})
     r.raise_for_status()
     return r.json()
 

@@ -4,7 +4,7 @@
 
 # %% ../nbs/05b_safeagents.ipynb #a6d12be5
 from __future__ import annotations
-import argparse, asyncio, contextlib, copy, importlib, json, os, re, sys, tempfile, threading, time
+import argparse, asyncio, contextlib, copy, hmac, importlib, json, os, re, secrets, sys, tempfile, threading, time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -23,13 +23,14 @@ from .wire import (AnthropicStream, OpenAIStream, SSEParser, declared_anthropic,
 
 
 # %% auto #0
-__all__ = ['SESSION_PATH', 'HOP', 'SAMPLING_CLEARED', 'SCRUB', 'Turn', 'ProxyConfig', 'split_session', 'ProxyState', 'error',
-           'read_json', 'fwd_headers', 'upstream_error', 'passthrough', 'send', 'final_text', 'guard_check',
-           'openai_decide', 'sampling_body', 'capture_body', 'keep_turn', 'openai_final', 'openai_final_stream',
-           'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay', 'anthropic_decide',
-           'anthropic_final', 'anthropic_final_stream', 'anthropic_messages', 'anthropic_relay', 'turns_endpoint',
-           'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory', 'check_pair', 'judge_from_args',
-           'config_from_args', 'cmd_serve', 'cmd_check', 'cmd_scrub', 'cmd_publish', 'parser', 'main']
+__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'SAMPLING_CLEARED', 'SCRUB', 'Turn', 'admin_token',
+           'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json', 'fwd_headers', 'upstream_error',
+           'passthrough', 'send', 'final_text', 'guard_check', 'openai_decide', 'sampling_body', 'capture_body',
+           'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream',
+           'openai_relay', 'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages',
+           'anthropic_relay', 'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory',
+           'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'cmd_check', 'cmd_scrub', 'cmd_publish',
+           'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -49,6 +50,18 @@ class Turn:
     tools: list|None = None  # the request's tool definitions
 
 # %% ../nbs/05b_safeagents.ipynb #0a72c8b4
+ADMIN_HEADER = "X-Safeagents-Admin"
+_PROCESS_TOKEN = secrets.token_urlsafe(24)
+
+def admin_token() -> str:
+    "The token the proxy's admin routes require: `$SAFEAGENTS_ADMIN_TOKEN`, else one drawn at random for this process."
+    return os.environ.get("SAFEAGENTS_ADMIN_TOKEN") or _PROCESS_TOKEN
+
+# What a harness needs of the model server besides the two chat routes the proxy checks: the model list, health and
+# version, read-only. Everything else the upstream serves (vLLM's adapter load/unload, pause/resume, metrics, ...) is
+# not the agent's business, so the proxy does not forward it.
+MODEL_ROUTES = r"/v1/models(?:/[^/]+)?|/health|/version|/ping"
+
 @dataclass
 class ProxyConfig:
     """Settings of one safeagents proxy.
@@ -76,6 +89,12 @@ class ProxyConfig:
     Parameters that bound bad input:
         max_body (`int`): largest request body accepted, bytes (larger: 413).
         timeout_s (`float`): upstream connect/read timeout (exceeded: 504, or an error event on a stream).
+
+    Parameters that keep the agent to its own session (the agent's tool calls can reach the proxy):
+        passthrough (`str`): the upstream paths forwarded as they are, GET and HEAD only (a regular expression;
+            default `MODEL_ROUTES`); any other path answers 404.
+        admin_token (`str | None`): what the `ADMIN_HEADER` header must carry on the captured-turns route (default:
+            `admin_token()`). The trainer knows it; a sandbox, whose environment is cleared, does not.
     """
     upstream: str
     host: str = "127.0.0.1"
@@ -88,8 +107,12 @@ class ProxyConfig:
     sampling: dict|None = None
     max_body: int = 32 * 1024 * 1024
     timeout_s: float = 600.0
+    passthrough: str = MODEL_ROUTES
+    admin_token: str|None = field(default=None, repr=False)
 
     def __post_init__(self):
+        self.admin_token = self.admin_token or admin_token()
+        re.compile(self.passthrough)
         if not re.match(r"https?://", self.upstream or ""): raise ValueError(f"upstream must be an http(s) URL, got {self.upstream!r}")
         self.upstream = self.upstream.rstrip("/")
         if self.upstream.endswith("/v1"): raise ValueError("upstream is the base URL without /v1")
@@ -154,7 +177,9 @@ def upstream_error(e:Exception) -> JSONResponse:
 
 # %% ../nbs/05b_safeagents.ipynb #f6971c88
 async def passthrough(st:ProxyState, req:Request, path:str) -> Response:
-    "Forward `req` to the upstream's `path` and stream its answer back."
+    "Forward `req` to the upstream's `path` and stream its answer back, if it is a model route (`ProxyConfig.passthrough`)."
+    if req.method not in ("GET", "HEAD") or not re.fullmatch(st.cfg.passthrough, path):
+        return error(404, f"safeagents forwards the chat routes and read-only model routes only; {req.method} {path} is not one", "not_found_error")
     url = st.cfg.upstream + path + (f"?{req.url.query}" if req.url.query else "")
     try:
         up = await st.client.send(st.client.build_request(req.method, url, headers=fwd_headers(req.headers), content=await req.body()), stream=True)
@@ -376,7 +401,9 @@ async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, 
 
 # %% ../nbs/05b_safeagents.ipynb #da4f7997
 async def turns_endpoint(st:ProxyState, req:Request, session) -> Response:
-    "GET: the captured turns of `session`; DELETE: the same, forgotten."
+    "GET: the captured turns of `session`; DELETE: the same, forgotten. Both need the admin token (`ADMIN_HEADER`)."
+    if not hmac.compare_digest(req.headers.get(ADMIN_HEADER, "").encode(), st.cfg.admin_token.encode()):
+        return error(403, f"the captured turns are the trainer's: send the proxy's admin token in the {ADMIN_HEADER} header", "permission_error")
     with st.lock:
         turns, steps = [asdict(t) for t in st.turns.get(session, [])], st.steps.get(session, 0)
         if req.method == "DELETE": st.turns.pop(session, None); st.steps.pop(session, None)
@@ -533,6 +560,9 @@ def cmd_serve(a):
     "Serve until interrupted (SIGINT or SIGTERM: uvicorn finishes open requests, then the events file is closed)."
     try: cfg = config_from_args(a)
     except (ValueError, ImportError, AttributeError) as e: print(f"safeagents serve: {e}", file=sys.stderr); return 2
+    if cfg.capture and not os.environ.get("SAFEAGENTS_ADMIN_TOKEN"):   # a token drawn here: say it, or nobody can read the turns
+        print(f"safeagents: captured turns need the header {ADMIN_HEADER}: {cfg.admin_token} "
+              "(set SAFEAGENTS_ADMIN_TOKEN to choose it)", file=sys.stderr, flush=True)
     uvicorn.run(make_app(cfg), host=cfg.host, port=cfg.port, log_level="warning")
     return 0
 

@@ -5,7 +5,7 @@ Run: `python -m pytest tests/test_safeagents.py -v` (the `slow` tests start serv
 from __future__ import annotations
 import json, threading, time
 import httpx, pytest
-from harness_adapters.safeagents import Proxy, ProxyConfig
+from harness_adapters.safeagents import ADMIN_HEADER, Proxy, ProxyConfig
 from harness_adapters.scripted import ScriptedUpstream
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
@@ -54,7 +54,8 @@ def test_openai_sdk_nonstreaming_allow_and_block(rig, tmp_path):
     assert up.requests[0]["return_token_ids"] is True and up.requests[0]["logprobs"] is True
     turns = px.turns("s1")
     assert [t.token_ids for t in turns] == [[11, 12, 13]] * 2 and turns[1].blocked == ["bash"] and turns[0].prompt_token_ids == [1, 2, 3]
-    assert httpx.get(px.url + "/safeagents/sessions/s1/turns").json()["turns"][1]["finish_reason"] == "stop"
+    got = httpx.get(px.url + "/safeagents/sessions/s1/turns", headers={ADMIN_HEADER: px.cfg.admin_token})
+    assert got.json()["turns"][1]["finish_reason"] == "stop"
 
 
 @pytest.mark.slow
@@ -103,8 +104,12 @@ def test_anthropic_sdk_both_modes(rig, tmp_path):
 def test_passthrough_and_step_limit(rig):
     import openai
     up, px = rig(max_steps=2)
-    r = httpx.post(px.url + "/s/x/v1/load_lora_adapter?x=1", json={"lora_name": "a"})
-    assert r.json()["path"] == "/v1/load_lora_adapter" and up.requests[-1]["body"] == '{"lora_name":"a"}'
+    # only read-only model routes pass: an agent cannot unload adapters or pause the server through the proxy
+    n = len(up.requests)
+    for method, path in (("POST", "/s/x/v1/load_lora_adapter?x=1"), ("POST", "/v1/unload_lora_adapter"), ("POST", "/pause"), ("GET", "/metrics")):
+        r = httpx.request(method, px.url + path, json={"lora_name": "a"})
+        assert r.status_code == 404 and "read-only model routes" in r.json()["error"]["message"], (path, r.text)
+    assert len(up.requests) == n, "a refused route reached the upstream"
     assert httpx.get(px.url + "/v1/models").json()["data"][0]["id"] == "scripted"
     c = openai.OpenAI(base_url=px.base_url("lim"), api_key="x")
     outs = [c.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}]).choices[0] for _ in range(3)]
@@ -221,7 +226,7 @@ def test_serve_sigterm_loses_no_events(tmp_path):
             url, t0 = f"http://127.0.0.1:{port}", time.time()
             while True:  # the proxy's own endpoint answers without the upstream
                 try:
-                    if httpx.get(url + "/safeagents/sessions/up/turns", timeout=1).status_code == 200: break
+                    if httpx.get(url + "/safeagents/sessions/up/turns", timeout=1).status_code == 403: break   # no token: refused
                 except httpx.HTTPError: pass
                 assert p.poll() is None and time.time() - t0 < 30, "safeagents serve did not start"
                 time.sleep(0.1)
