@@ -244,7 +244,7 @@ class EvalConfig:
             comparison needs it).
 
     Parameters that choose the tasks:
-        tasks (`str | list | None`): task sets (`tiny`, `data`, `heldout`), families, ids or task folders (a user's own
+        tasks (`str | list | None`): task sets (`tiny`, `data`, `workspace`, `heldout`), families, ids or task folders (a user's own
             tasks, Harbor layout), comma-separated or a list (see `resolve_tasks`); `None`: the preset's set.
         limit (`int | None`): at most this many tasks (a fixed subset mixing families and difficulties).
         attempts (`int`, defaults to `2`): sessions per arm and task; pass@1 is their mean, per task.

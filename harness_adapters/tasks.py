@@ -16,13 +16,14 @@ from .runs import atomic_write
 
 # %% auto #0
 __all__ = ['FAMILIES', 'DIFFICULTIES', 'SPLITS', 'PARTS', 'GENERATORS', 'DEFAULT_STUB', 'TAMPER', 'ADVERSARIES', 'TRIALS',
-           'TASK_SETS', 'Task', 'TaskFormatError', 'load_task', 'write_task', 'set_reference', 'heldout_split',
-           'label_from_rate', 'fixtures_dir', 'task_roots', 'list_tasks', 'find_task', 'split_leaks', 'Verdict',
-           'run_verifier', 'adversary_answers', 'trial_script', 'Trial', 'run_trial', 'TaskCheck', 'check_task',
-           'TaskSpecError', 'given_task_ids', 'is_shipped', 'check_task_folders', 'resolve_tasks', 'tasks_cli']
+           'SCRIPTED', 'TASK_SETS', 'Task', 'TaskFormatError', 'load_task', 'write_task', 'set_reference',
+           'heldout_split', 'label_from_rate', 'fixtures_dir', 'task_roots', 'list_tasks', 'find_task', 'split_leaks',
+           'Verdict', 'run_verifier', 'task_trials', 'adversary_answers', 'trial_script', 'Trial', 'run_trial',
+           'TaskCheck', 'check_task', 'TaskSpecError', 'given_task_ids', 'is_shipped', 'check_task_folders',
+           'resolve_tasks', 'tasks_cli']
 
 # %% ../nbs/07_tasks.ipynb #9a5fc8cd
-FAMILIES = ("repair", "build", "extend", "qa", "data")
+FAMILIES = ("repair", "build", "extend", "qa", "data", "workspace")
 DIFFICULTIES = ("easy", "medium", "hard")
 SPLITS = ("train", "heldout")
 PARTS = ("task.toml", "instruction.md", "environment/", "tests/test.sh", "solution/solve.sh")
@@ -46,6 +47,7 @@ class Task:
     docker_image: str = ""
     tags: list[str] = field(default_factory=list)
     content: str = ""  # the content key the split was decided by (`heldout_split`); "" means the id
+    shortcut: str = ""  # a file under /workspace holding the answer on purpose (the `shortcut` trial reads it); "" for none
 
     @property
     def environment_dir(self) -> Path: return self.path / "environment"
@@ -90,6 +92,17 @@ def _field(meta: dict, key: str, choices: tuple, path: Path) -> str:
              f"[metadata] {key} = {v!r} is not one of {', '.join(choices)}" if choices else f"[metadata] {key} must be a string")
     return v
 
+def _shortcut(meta: dict, path: Path) -> str:
+    "The `shortcut` field: a relative path to a file of the environment, with solution/shortcut.sh beside it."
+    v = meta.get("shortcut", "")
+    _require(isinstance(v, str), path, "task.toml", f"[metadata] shortcut = {v!r} must be a string (a path under /workspace)")
+    if not v: return ""
+    _require(not Path(v).is_absolute() and ".." not in Path(v).parts and (path / "environment" / v).is_file(), path, "task.toml",
+             f"[metadata] shortcut = {v!r} is not a file under environment/ (a relative path, as seen from /workspace)")
+    _require((path / "solution" / "shortcut.sh").is_file(), path, "solution/shortcut.sh",
+             "missing (a task with a shortcut ships the script that answers from it)")
+    return v
+
 def _positive(d: dict, section: str, path: Path, default: float) -> float:
     v = d.get(section, {}).get("timeout_sec", default)
     _require(isinstance(v, (int, float)) and v > 0, path, "task.toml", f"[{section}] timeout_sec = {v!r} must be a positive number")
@@ -117,7 +130,7 @@ def load_task(path: str | Path) -> Task:
                 agent_timeout_s=_positive(d, "agent", path, 600.0), verifier_timeout_s=_positive(d, "verifier", path, 120.0),
                 setup=env.get("setup", ""), grading=d.get("verifier", {}).get("grading", ""),
                 docker_image=env.get("docker_image", ""), tags=list(meta.get("tags", [])),
-                content=str(meta.get("content", "")))
+                content=str(meta.get("content", "")), shortcut=_shortcut(meta, path))
 
 # %% ../nbs/07_tasks.ipynb #d1eebfc3
 def _write_files(folder: Path, files: dict[str, str | bytes | Path]):
@@ -165,7 +178,8 @@ def label_from_rate(rate: float) -> str:
     return "hard" if rate < 0.3 else "medium" if rate <= 0.6 else "easy"
 
 # %% ../nbs/07_tasks.ipynb #ce3ef7ba
-GENERATORS = {"data": "harness_adapters.datatasks:generate", "tiny": "harness_adapters.tinytasks:generate"}
+GENERATORS = {"data": "harness_adapters.datatasks:generate", "tiny": "harness_adapters.tinytasks:generate",
+              "workspace": "harness_adapters.workspacetasks:generate"}
 
 def fixtures_dir() -> Path:
     "The repository's hand-written tasks (`tasks/` beside the package)."
@@ -181,16 +195,17 @@ def task_roots(generated: bool = True) -> list[Path]:
     return [r for r in roots if r.is_dir()]
 
 # %% ../nbs/07_tasks.ipynb #f9b89bec
-def list_tasks(family: str | None = None, split: str | None = None, source: str | None = None,
-               generated: bool = True) -> list[Task]:
+def list_tasks(family: str | tuple | None = None, # a family, or a tuple of families
+               split: str | None = None, source: str | None = None, generated: bool = True) -> list[Task]:
     "All tasks under `task_roots()`, filtered, sorted by id (malformed folders are skipped; `tasks check` names them)."
+    families = (family,) if isinstance(family, str) else family
     out = []
     for root in task_roots(generated):
         for p in sorted(root.iterdir()):
             if p.name.startswith(".") or not (p / "task.toml").exists(): continue
             try: t = load_task(p)
             except TaskFormatError: continue
-            if (family in (None, t.family)) and (split in (None, t.split)) and (source in (None, t.source)): out.append(t)
+            if (families is None or t.family in families) and (split in (None, t.split)) and (source in (None, t.source)): out.append(t)
     return sorted(out, key=lambda t: t.id)
 
 def find_task(ref: str | Path) -> Task:
@@ -292,7 +307,14 @@ EOF
 """
 
 ADVERSARIES = ("echo", "last_number", "all_numbers", "empty")
-TRIALS = {"oracle": 1.0, "oracle_again": 1.0, "nothing": 0.0, "stub": 0.0, "tamper": 0.0} | {k: 0.0 for k in ADVERSARIES}
+TRIALS = {"oracle": 1.0, "oracle_again": 1.0, "nothing": 0.0, "stub": 0.0, "tamper": 0.0} | {k: 0.0 for k in ADVERSARIES} \
+         | {"guess": 0.0, "shortcut": 1.0}
+SCRIPTED = {"stub": "stub.sh", "guess": "guess.sh", "shortcut": "shortcut.sh"}  # trials that run the text of a solution/ script
+
+def task_trials(task: Task) -> list[str]:
+    "The trials `task` runs: all of `TRIALS`, less `guess` without solution/guess.sh and `shortcut` without a shortcut."
+    return [k for k in TRIALS if not (k == "guess" and not (task.solution_dir / "guess.sh").exists())
+            and not (k == "shortcut" and not task.shortcut)]
 
 def adversary_answers(instruction: str, kind: str) -> tuple[str, str]:
     "The final message and answer file adversary `kind` writes, from the instruction alone."
@@ -312,9 +334,11 @@ def trial_script(task: Task, kind: str) -> str:
     "The shell script the scripted agent of trial `kind` runs."
     if kind.startswith("oracle"): return "bash /solution/solve.sh"
     if kind == "nothing": return "true"
-    if kind == "stub":  # the stub's text is run, not /solution/stub.sh: only the oracle sees /solution
-        stub = task.solution_dir / "stub.sh"
-        return stub.read_text() if stub.exists() else DEFAULT_STUB
+    if kind in SCRIPTED:  # the script's text is run, not /solution/...: only the oracle sees /solution
+        f = task.solution_dir / SCRIPTED[kind]
+        if f.exists(): return f.read_text()
+        if kind == "stub": return DEFAULT_STUB
+        raise ValueError(f"trial {kind!r} needs solution/{SCRIPTED[kind]}, which {task.id} does not have (see task_trials)")
     if kind == "tamper": return TAMPER
     if kind in ADVERSARIES:
         final, answer = adversary_answers(task.instruction, kind)
@@ -345,8 +369,8 @@ def run_trial(task: Task, kind: str, backend: SandboxBackend | None = None) -> T
         a = sb.run("mkdir -p /logs/agent\n" + trial_script(task, kind), timeout_s=task.agent_timeout_s)
         v = run_verifier(task, sb.workspace, sb.host_path("/logs") / "agent", backend)
     passed = v.ok and v.reward == TRIALS[kind]
-    script_failed = kind.startswith("oracle") or kind == "stub"
-    error = v.error or (f"{'solve.sh' if kind != 'stub' else 'stub.sh'} exited {a.exit_code}: {a.stderr_tail[-400:]}"
+    script_failed = kind.startswith("oracle") or kind in SCRIPTED
+    error = v.error or (f"{SCRIPTED.get(kind, 'solve.sh')} exited {a.exit_code}: {a.stderr_tail[-400:]}"
                         if script_failed and not a.ok else None)
     passed = passed and error is None
     return Trial(kind, TRIALS[kind], v.reward, passed, error, a.exit_code, round(time.monotonic() - t0, 3))
@@ -366,15 +390,16 @@ def _reason(t: Trial) -> str:
     return f"{t.kind} scored {t.reward:g}, expected {t.expected:g}"
 
 def check_task(task: Task | str | Path, backend: SandboxBackend | None = None) -> TaskCheck:
-    "Run the whole trial matrix on `task` (a Task, id or folder); a malformed folder fails with the loader's reason."
+    "Run the task's trial matrix (`task_trials`) on `task` (a Task, id or folder); a malformed folder fails with the loader's reason."
     try: task = task if isinstance(task, Task) else find_task(task)
     except (TaskFormatError, FileNotFoundError) as e: return TaskCheck(str(task), False, [str(e)], path=str(task))
-    trials = [run_trial(task, k, backend) for k in TRIALS]
+    trials = [run_trial(task, k, backend) for k in task_trials(task)]
     reasons = [_reason(t) for t in trials if not t.passed]
     return TaskCheck(task.id, not reasons, reasons, trials, str(task.path))
 
 # %% ../nbs/07_tasks.ipynb #f8572f34
-TASK_SETS = {"tiny": dict(family="qa", source="tiny"), "data": dict(family="data"), "heldout": dict(split="heldout")}
+TASK_SETS = {"tiny": dict(family="qa", source="tiny"), "data": dict(family="data"), "workspace": dict(family="workspace"),
+             "heldout": dict(split="heldout", family=tuple(f for f in FAMILIES if f != "workspace"))}
 
 class TaskSpecError(ValueError):
     "A task spec that names no usable task; the message names the spec (or folder) and what is wrong."
@@ -449,7 +474,7 @@ def _parser() -> argparse.ArgumentParser:
     chk = sub.choices["check"]
     chk.add_argument("tasks", nargs="*", help="task ids or folders (default: every task matching the filters)")
     chk.add_argument("--limit", type=int, help="check at most this many tasks")
-    chk.add_argument("--jobs", type=int, default=2, help="tasks checked in parallel")
+    chk.add_argument("-j", "--jobs", type=int, default=2, help="tasks checked in parallel")
     chk.add_argument("--out", help="write the TaskCheck records to this JSON-lines file")
     sub.add_parser("generate")
     return ap

@@ -8,7 +8,7 @@ import pytest
 
 from harness_adapters.dashboard import (Dashboard, find_runs, find_session, learning_summary, load_run, report_html,
                                         write_figures, write_report)
-from harness_adapters.evaluator import EvalResult, write_tables
+from harness_adapters.evaluator import SLICES, EvalResult, write_tables
 from harness_adapters.stats import interval
 
 TRAJ = {"schema_version": "ATIF-v1.6", "session_id": "g1.r2", "steps": [
@@ -95,7 +95,7 @@ def test_widget_over_two_runs(runs, tmp_path):
 def test_reading_runs(runs, tmp_path):
     assert find_runs(tmp_path / "runs") == sorted(runs)
     r = load_run(runs[0])
-    assert len(r.metrics) == 6 and set(r.events.source) == {"train", "eval"} and len(r.comparison) == 2 * 9
+    assert len(r.metrics) == 6 and set(r.events.source) == {"train", "eval"} and len(r.comparison) == 2 * len(SLICES)
     two = load_run(runs[1])
     assert len(two.metrics) == 12 and two.comparison.empty and two.summary.empty
     assert find_session(runs[1], "g1.r2")["trajectory"]["session_id"] == "g1.r2"      # under <harness>/rollouts/

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness_adapters.evaluator import (Checkpoint, CheckpointError, EvalConfig, EvalResult, NoCheckpoints, ResultStore,
+from harness_adapters.evaluator import (SLICES, Checkpoint, CheckpointError, EvalConfig, EvalResult, NoCheckpoints, ResultStore,
                                         arms, compare, eval_cli, evaluate, find_checkpoints, interval,
                                         plan_jobs, plan_waves, read_checkpoint, recompute_tables, run_jobs,
                                         summary, validate_checkpoints, write_tables)
@@ -384,7 +384,7 @@ def test_base_and_three_checkpoints_in_one_server(real_run, server, tmp_path, mo
     # the paired table, by family and difficulty (tiny held-out tasks are all qa: the other families are absent)
     out = real_run / "eval"
     c = pd.read_csv(out / "comparison.csv")
-    assert set(c.arm) == {"step-1", "step-2", "step-3"} and len(c) == 3 * 9
+    assert set(c.arm) == {"step-1", "step-2", "step-3"} and len(c) == 3 * len(SLICES)  # 10 slices: all, 6 families, 3 levels
     assert (c[(c["slice"] == "family") & (c.group == "qa")].n_tasks == 2).all()
     assert c[(c["slice"] == "family") & (c.group == "build")].pass1.isna().all()
     md = (out / "comparison.md").read_text()
