@@ -17,10 +17,10 @@ from .runs import atomic_write
 # %% auto #0
 __all__ = ['FAMILIES', 'DIFFICULTIES', 'SPLITS', 'PARTS', 'GENERATORS', 'DEFAULT_STUB', 'TAMPER', 'ADVERSARIES', 'TRIALS',
            'SCRIPTED', 'TASK_SETS', 'Task', 'TaskFormatError', 'load_task', 'write_task', 'set_reference',
-           'heldout_split', 'label_from_rate', 'fixtures_dir', 'task_roots', 'list_tasks', 'find_task', 'split_leaks',
-           'Verdict', 'run_verifier', 'task_trials', 'adversary_answers', 'trial_script', 'Trial', 'run_trial',
-           'TaskCheck', 'check_task', 'TaskSpecError', 'given_task_ids', 'is_shipped', 'check_task_folders',
-           'resolve_tasks', 'tasks_cli']
+           'heldout_split', 'label_from_rate', 'fixtures_dir', 'task_roots', 'list_tasks', 'find_task',
+           'instruction_words', 'split_leaks', 'Verdict', 'run_verifier', 'task_trials', 'adversary_answers',
+           'trial_script', 'Trial', 'run_trial', 'TaskCheck', 'check_task', 'TaskSpecError', 'given_task_ids',
+           'is_shipped', 'check_task_folders', 'resolve_tasks', 'tasks_cli']
 
 # %% ../nbs/07_tasks.ipynb #9a5fc8cd
 FAMILIES = ("repair", "build", "extend", "qa", "data", "workspace")
@@ -218,7 +218,7 @@ def find_task(ref: str | Path) -> Task:
                             "or the generated families")
 
 # %% ../nbs/07_tasks.ipynb #4c3f2d6a
-def _words(text: str) -> tuple[str, ...]:
+def instruction_words(text: str) -> tuple[str, ...]:
     "The instruction's words and numbers, lower-cased and sorted: equal for copies and reorderings."
     return tuple(sorted(re.findall(r"[a-z]+|\d+", text.lower())))
 
@@ -230,7 +230,7 @@ def _env_files(t: Task) -> set[str]:
 def split_leaks(tasks: list[Task]) -> list[str]:
     "Every way a held-out task shares content with a training task (empty when the split is clean)."
     leaks = []
-    for what, key in (("content key", lambda t: {t.content or t.id}), ("instruction words", lambda t: {_words(t.instruction)}),
+    for what, key in (("content key", lambda t: {t.content or t.id}), ("instruction words", lambda t: {instruction_words(t.instruction)}),
                       ("environment file", _env_files)):
         seen: dict[str, dict] = {"train": {}, "heldout": {}}
         for t in tasks:

@@ -8,7 +8,7 @@ import re, json, random, shutil, hashlib, tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from .config import cache_dir
-from .tasks import Task, heldout_split, write_task, _words
+from .tasks import Task, heldout_split, write_task, instruction_words
 from .tinytasks import ANSWER_FORM, GRADE_FINAL
 
 # %% auto #0
@@ -279,7 +279,7 @@ def _cell(kind: str, level: str, n: int, seen_words: set) -> list[tuple[Case, st
     for _ in range(50 * n):
         c = KINDS[kind](rng, level)
         key = f"workspace-{kind}:" + hashlib.sha256(json.dumps([c.question, c.files], sort_keys=True).encode()).hexdigest()[:16]
-        words = _words(_instruction(c.question))
+        words = instruction_words(_instruction(c.question))
         if key in keys or words in seen_words or not _fair(c, kind, level): continue
         keys.add(key); seen_words.add(words); out.append((c, key))
         if len(out) == n: return out

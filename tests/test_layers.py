@@ -33,6 +33,7 @@ LAYERS = {
     "tasks": {"config", "runs", "sandbox"},
     "datatasks": {"config", "runs", "tasks"},
     "tinytasks": {"config", "runs", "tasks"},
+    "workspacetasks": {"config", "tasks", "tinytasks"},
     "harnesses": {"config", "sandbox"},
     "rollouts": {"atif_io", "config", "harnesses", "runs", "safeagents", "sandbox", "serving", "tasks"},
     "samples": {"rollouts"},
