@@ -781,6 +781,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                            'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents.check_pair': ( 'safeagents.html#check_pair',
                                                                                          'harness_adapters/safeagents.py'),
+                                             'harness_adapters.safeagents.check_sources': ( 'safeagents.html#check_sources',
+                                                                                            'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents.check_trajectory': ( 'safeagents.html#check_trajectory',
                                                                                                'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents.close_upstream': ( 'safeagents.html#close_upstream',
