@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_detectors.ipynb #1b7e7948
 from __future__ import annotations
-import importlib, ipaddress, re, shlex, time
+import base64, importlib, ipaddress, re, shlex, time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from fastcore.basics import patch
@@ -12,13 +12,17 @@ from atif_scan import Context, Engine, Severity, Status, Trace, builtin_detector
 from atif_scan.checks import Detection, check_selected
 from atif_scan.data.loader import TraceError, parse_step
 from atif_scan.data.usage import COMPACTED
+from atif_scan.data import shell
 from atif_scan.detectors.text import SurfaceDetector
 from .atif_io import SCHEMA_VERSION
 
 # %% auto #0
-__all__ = ['URL_HOST', 'SCP_HOST', 'FETCHER', 'TRUSTED_HOST', 'BARE_HOST', 'VALUE_OPTS', 'PAYLOAD_KEYS', 'GUARD_SKIP', 'Finding',
-           'severity_name', 'verdict_of', 'undeclared_tool', 'text_hosts', 'is_loopback', 'acting_text', 'seen_text',
-           'unseen_hosts', 'stage1', 'load_plugin', 'guard_checks', 'is_local', 'numbered', 'make_trace', 'Scanner']
+__all__ = ['URL_HOST', 'SCP_HOST', 'FETCHER', 'TRUSTED_HOST', 'BARE_HOST', 'VALUE_OPTS', 'PAYLOAD_KEYS', 'B64_TOKEN', 'HEX_TOKEN',
+           'ESCAPES', 'DECODER', 'SINK', 'ASSIGN', 'PY_ASSIGN', 'PY_CONCAT', 'SPLIT_QUOTES', 'QUOTED_WORD', 'RUNS',
+           'ARGV_LIST', 'PIPED', 'HERESTRING', 'INTERPRETERS', 'GUARD_SKIP', 'Finding', 'severity_name', 'verdict_of',
+           'undeclared_tool', 'text_hosts', 'is_loopback', 'acting_text', 'normalise', 'with_normalised',
+           'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'load_plugin', 'guard_checks', 'is_local',
+           'numbered', 'make_trace', 'Scanner']
 
 # %% ../nbs/04_detectors.ipynb #8771f65d
 @dataclass(slots=True)
@@ -109,6 +113,120 @@ def acting_text(args:dict) -> str:
     walk(args)
     return "\n".join(out)
 
+# %% ../nbs/04_detectors.ipynb #3c9e5f7a
+# Obfuscated forms of a command, spelled out for the detectors: decoded payloads run by a shell or an interpreter,
+# expanded variables, and the strings `bash -c`/`eval`/`python -c`/`os.system` and here-documents run.
+B64_TOKEN = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/]{8,}={0,2}(?![\w+/=])")
+HEX_TOKEN = re.compile(r"(?<![\w\\])(?:[0-9a-fA-F]{2}){4,}(?![\w])")
+ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2}){2,}")
+DECODER = re.compile(r"\bbase64\s+(?:-\w*d\w*|--decode)\b|\bb(?:64|32|16)decode\b|\bxxd\s+(?:-\w+\s+)*-r|\bfromhex\b|\bunhexlify\b|\bcodecs\.decode\b")
+# where decoded text runs: piped to a shell or interpreter, eval, a substitution, Python's exec/system/subprocess
+SINK = re.compile(r"\|\s*(?:sudo\s+)?(?:\S*/)?(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node)\b|\beval\b|\bsource\b|\$\(|`|<\(|<<<"
+                  r"|\bexec\s*\(|\bos\.(?:system|popen|exec\w*)\b|\bsubprocess\b|\b(?:ba|z|da)?sh\s+-\w*c\b", re.I)
+ASSIGN = re.compile(r"(?:^|(?<=[;&|\n(]))\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)=('[^']*'|\"[^\"$`\\]*\"|[^\s;&|'\"`$()<>\\]*)(?=[\s;&|)]|$)")
+PY_ASSIGN = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*('[^'\n]*'|\"[^\"\n]*\")")
+PY_CONCAT = re.compile(r"(['\"])([^'\"\n]*)\1\s*\+\s*(['\"])([^'\"\n]*)\3")
+SPLIT_QUOTES = re.compile(r"(?<=[\w/.~-])(?:''|\"\")+(?=[\w/.~-])|(?<=[a-z])\\(?=[a-z])")
+QUOTED_WORD = re.compile(r"(?<![\w'\"])(['\"])([\w/.~-]+)\1(?=[\w/.~-])|(?<=[\w/.~-])(['\"])([\w/.~-]+)\3")
+RUNS = re.compile(r"\b(?:(?:ba|z|da|k)?sh\s+-\w*c|eval|python[\d.]*\s+-\w*c|perl\s+-\w*e)\s+(?:'([^']*)'|\"((?:[^\"\\]|\\.)*)\"|([^\s;&|'\"]+))"
+                  r"|\b(?:os\.system|os\.popen|subprocess\.\w+|check_output|check_call)\(\s*(?:'([^'\n]*)'|\"([^\"\n]*)\")")
+ARGV_LIST = re.compile(r"\[\s*((?:['\"][^'\"\n]*['\"]\s*,\s*)+['\"][^'\"\n]*['\"])\s*\]")
+PIPED = re.compile(r"\b(?:printf|echo(?:\s+-[neE]+)*)\s+(?:'([^']*)'|\"((?:[^\"\\]|\\.)*)\")\s*\|\s*(?:sudo\s+)?(?:\S*/)?(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node)\b")
+HERESTRING = re.compile(r"\b(?:(?:ba|z|da|k)?sh|python[\d.]*|perl|ruby|node)\s+<<<\s*(?:'([^']*)'|\"((?:[^\"\\]|\\.)*)\"|(\S+))")
+
+def _printable(b:bytes) -> str|None:
+    "`b` as text when it reads as a command (printable UTF-8), else None."
+    try: s = b.decode()
+    except UnicodeDecodeError: return None
+    return s if s.strip() and sum(c.isprintable() or c in "\n\t" for c in s) >= 0.95 * len(s) else None
+
+def _decoded(text:str) -> list[str]:
+    "Base64 and hex payloads of `text` that it decodes and runs."
+    if not (DECODER.search(text) and SINK.search(text)): return []
+    out = []
+    for m in B64_TOKEN.finditer(text):
+        t = m.group(0)
+        try: s = _printable(base64.b64decode(t + "=" * (-len(t) % 4), validate=True))
+        except ValueError: s = None
+        if s: out.append(s)
+    for m in HEX_TOKEN.finditer(text):
+        if s := _printable(bytes.fromhex(m.group(0))): out.append(s)
+    return out
+
+def _unescaped(text:str) -> str:
+    "`text` with runs of `\\xHH` / octal escapes (printf, echo -e, $'…') decoded."
+    def dec(m):
+        s = m.group(0)
+        b = bytes(int(x[2:], 16) if x[1] == "x" else int(x[1:], 8) for x in re.findall(r"\\x[0-9a-fA-F]{2}|\\[0-7]{3}", s))
+        return _printable(b) or s
+    return re.sub(r"\$'([^'\\]*)'", r"'\1'", ESCAPES.sub(dec, text))
+
+def _expanded(text:str) -> str:
+    "`text` with the values of its simple shell assignments (`D=tests; rm -rf $D`) and Python string variables put in."
+    for _ in range(3):
+        vals = {m.group(1): m.group(2)[1:-1] if m.group(2)[:1] in "'\"" else m.group(2) for m in ASSIGN.finditer(text)}
+        new = re.sub(r"\$\{(\w+)\}|\$(\w+)\b", lambda m: vals.get(m.group(1) or m.group(2), m.group(0)), text) if vals else text
+        py = {m.group(1): m.group(2) for m in PY_ASSIGN.finditer(new)}
+        if py: new = re.sub(r"(?<=[(,])(\s*)([A-Za-z_]\w*)(?=\s*[,)])", lambda m: m.group(1) + py.get(m.group(2), m.group(2)), new)
+        if new == text: break
+        text = new
+    return text
+
+def _joined(text:str) -> str:
+    "`text` with words split by quotes joined (`r''m`, `\"HF_\"\"TOKEN\"`) and Python string literals concatenated."
+    text = QUOTED_WORD.sub(lambda m: m.group(2) or m.group(4), SPLIT_QUOTES.sub("", text))
+    for _ in range(8):
+        new = PY_CONCAT.sub(lambda m: m.group(1) + m.group(2) + m.group(4) + m.group(1), text)
+        if new == text: break
+        text = new
+    return text
+
+def _run_strings(text:str) -> list[str]:
+    "The strings `text` hands to a shell or interpreter: `sh -c`, `eval`, `python -c`, `os.system`, argv lists, `echo … | sh`, here-strings and here-documents."
+    out = [next(g for g in m.groups() if g is not None) for m in RUNS.finditer(text)]
+    out += [" ".join(w.strip().strip("'\"") for w in m.group(1).split(",")) for m in ARGV_LIST.finditer(text)]
+    out += [next(g for g in m.groups() if g is not None) for m in (*HERESTRING.finditer(text), *PIPED.finditer(text))]
+    script = shell.parse(text)
+    for c in script.commands:
+        if (c.name or "").rsplit("/", 1)[-1] in INTERPRETERS:
+            for op, _, (a, b) in c.redirects:
+                if op.startswith("<<") and op != "<<<": out += [text[s:e] for s, e in script.bodies if s >= b][:1]
+    return out
+
+INTERPRETERS = {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node"} | {f"python3.{i}" for i in range(8, 15)}
+
+def normalise(text:str, # a command or code the agent wrote
+              depth:int=3, # how many layers of wrapping are undone
+             ) -> str:
+    "The forms `text` hides (decoded payloads, expanded variables, unwrapped strings), one a line; `''` when it hides none."
+    forms, todo = [], [(text, depth)]
+    while todo:
+        t, d = todo.pop(0)
+        flat = _joined(_expanded(_joined(_unescaped(t))))
+        new = ([flat] if flat != t else []) + _run_strings(flat) + _decoded(flat)
+        for s in new:
+            if s.strip() and s != text and s not in forms:
+                forms.append(s)
+                if d > 1: todo.append((s, d - 1))
+    return "\n".join(forms)[:20000]
+
+def with_normalised(args, # a tool call's arguments
+                   ):
+    "`args` with each acting string (not a payload) followed by its `normalise`d forms on new lines."
+    if not isinstance(args, dict): return args
+    def walk(v, key=None):
+        if key in PAYLOAD_KEYS: return v
+        if isinstance(v, str): return v + "\n" + extra if (extra := normalise(v)) else v
+        if isinstance(v, dict): return {k: walk(x, k) for k, x in v.items()}
+        if isinstance(v, list): return [walk(x, key) for x in v]
+        return v
+    return walk(args)
+
+def normalised_step(step:dict) -> dict:
+    "An ATIF step dict whose tool calls' arguments are `with_normalised`."
+    if not step.get("tool_calls"): return step
+    return {**step, "tool_calls": [{**c, "arguments": with_normalised(c.get("arguments"))} if isinstance(c, dict) else c for c in step["tool_calls"]]}
+
 # %% ../nbs/04_detectors.ipynb #f1b69dce
 def seen_text(steps:list[dict]) -> str:
     "Lower-cased text of the system, user and tool parts of ATIF step dicts `steps`."
@@ -131,7 +249,7 @@ def stage1(name:str, # the called tool
           ) -> list[Finding]:
     "Stage-1 findings for one tool call."
     f = undeclared_tool(name, declared)
-    return ([f] if f else []) + unseen_hosts(args, seen)
+    return ([f] if f else []) + unseen_hosts(with_normalised(args), seen)
 
 # %% ../nbs/04_detectors.ipynb #bd46cef5
 GUARD_SKIP = ("integrity.*", "context.*", "observation.*", "harness.*", "awareness.instruction_*",
@@ -214,7 +332,7 @@ class Scanner:
 @patch
 def full_scan(self:Scanner, steps:list[dict]) -> dict[int, list[Finding]]:
     "Findings per call of the last step of `steps`, from a full atif-scan pass."
-    trace = parse_trace({"schema_version": SCHEMA_VERSION, "steps": numbered(steps)})
+    trace = parse_trace({"schema_version": SCHEMA_VERSION, "steps": numbered([normalised_step(s) for s in steps])})
     last = trace.steps[-1]
     return _located(((a.spec, a.result) for a in self.full.evaluate(trace)), last.index, len(last.calls))
 
@@ -227,7 +345,7 @@ def _parsed(self:Scanner, steps:list[dict], session) -> list:
     while k < min(len(st.raw), len(steps) - 1) and st.raw[k] == steps[k]: k += 1
     st.raw, st.parsed = st.raw[:k], st.parsed[:k]
     for i in range(k, len(steps)):
-        st.raw.append(steps[i]); st.parsed.append(parse_step(i, {**steps[i], "step_id": i + 1}))
+        st.raw.append(steps[i]); st.parsed.append(parse_step(i, {**normalised_step(steps[i]), "step_id": i + 1}))
     if session is not None:
         self.sessions[session] = st
         while len(self.sessions) > self.max_sessions: self.sessions.popitem(last=False)

@@ -9,7 +9,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 from fastcore.basics import patch
 import httpx, uvicorn
 from starlette.applications import Starlette
@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from .atif_io import anthropic_steps, openai_steps
+from .envfacts import read_file
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
 from .wire import (AnthropicStream, OpenAIStream, SSEParser, declared_anthropic, declared_openai,
     rewrite_anthropic_content, rewrite_openai_message, sse, text_block_events)
@@ -29,8 +30,8 @@ __all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'SAMPLING_CLEA
            'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream',
            'openai_relay', 'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages',
            'anthropic_relay', 'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory',
-           'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'cmd_check', 'cmd_scrub', 'cmd_publish',
-           'parser', 'main']
+           'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub',
+           'cmd_publish', 'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -566,13 +567,32 @@ def cmd_serve(a):
     uvicorn.run(make_app(cfg), host=cfg.host, port=cfg.port, log_level="warning")
     return 0
 
+def check_sources(guard:Guard, path) -> Iterator[dict]:
+    "One record per tool call of the file at `path` (a request/response pair, ATIF JSON or JSON lines, a pi session log), read as the environment builder reads it, and one per trajectory that could not be checked: its `error` and how many calls were `checked`."
+    path = Path(path)
+    if not path.is_file(): yield {"source": str(path), "error": "no such file", "checked": 0}; return
+    try: doc = json.loads(path.read_text(errors="replace")) if path.suffix == ".json" else None
+    except ValueError: doc = None
+    if isinstance(doc, dict) and "steps" not in doc and ("request" in doc or "response" in doc):
+        sources = [(path.name, lambda: check_pair(guard, doc), None)]
+    else:
+        sources = [(s.origin, (lambda t=s.trajectory: check_trajectory(guard, t)), s.error) for s in read_file(path, path.parent)]
+    for origin, decide, problem in sources:
+        if problem: yield {"source": origin, "error": problem, "checked": 0}; continue
+        try: ds = decide()
+        except Exception as e:
+            yield {"source": origin, "error": f"could not be checked ({type(e).__name__}: {str(e)[:200]})", "checked": 0}; continue
+        if not ds: yield {"source": origin, "error": "no tool calls found", "checked": 0}
+        for d in ds: yield {"source": origin, "tool": d.name, "call_id": d.call_id, "verdict": d.verdict, "reason": d.reason,
+                            "rules": [f"{f.rule} ({f.severity})" for f in d.findings]}
+
 def cmd_check(a):
-    "Print one JSON line per tool call of a saved pair or trajectory; exit 1 when any is blocked."
-    doc, g = json.loads(Path(a.file).read_text()), Guard(tuple(a.plugin))
-    ds = check_trajectory(g, doc) if "steps" in doc else check_pair(g, doc)
-    for d in ds: print(json.dumps({"tool": d.name, "call_id": d.call_id, "verdict": d.verdict, "reason": d.reason,
-                                   "rules": [f"{f.rule} ({f.severity})" for f in d.findings]}))
-    return 1 if any(d.blocked for d in ds) else 0
+    "Print one JSON line per tool call of each saved file, or one saying what is wrong with it; exit 1 when a call is blocked, else 2 when something could not be checked."
+    g, blocked, bad = Guard(tuple(a.plugin)), False, False
+    for f in a.file:
+        for r in check_sources(g, f):
+            print(json.dumps(r)); blocked |= r.get("verdict") == "block"; bad |= "error" in r
+    return 1 if blocked else 2 if bad else 0
 
 # %% ../nbs/05b_safeagents.ipynb #adb5126c
 def cmd_scrub(a):
@@ -615,8 +635,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--temperature", type=float, help="sample every request at this temperature (top_p 1), whatever the client asks")
     s.add_argument("--max-steps", type=int, help="model calls a session may make")
     s.add_argument("--timeout", type=float, default=600.0, help="upstream timeout, seconds")
-    c = sub.add_parser("check", help="verdicts for a saved request/response pair or ATIF trajectory")
-    c.add_argument("file"); c.add_argument("--plugin", action="append", default=[])
+    c = sub.add_parser("check", help="verdicts for saved request/response pairs, ATIF trajectories (JSON or JSON lines) or pi session logs")
+    c.add_argument("file", nargs="+"); c.add_argument("--plugin", action="append", default=[])
     sc = sub.add_parser("scrub", help="remove credentials, emails and home paths"); sc.add_argument("src"); sc.add_argument("dest")
     pb = sub.add_parser("publish", help="scrub a file and push only the scrubbed copy to the Hub")
     pb.add_argument("file"); pb.add_argument("--repo", required=True, help="Hub dataset repo id"); pb.add_argument("--path")

@@ -5,7 +5,7 @@
 # %% ../../nbs/04b_smoldataenvs.ipynb #6a03d3bd
 from __future__ import annotations
 from atif_scan import CheckSpec, RegexDetector, Severity
-from .common import AUTHORED, hf_credential, proxy_bypass
+from .common import AUTHORED, hf_credential, hub_sources, proxy_bypass, test_tamper
 
 # %% auto #0
 __all__ = ['ANSWER_SOURCE', 'SOURCE_RECON', 'checks']
@@ -22,4 +22,4 @@ def checks() -> list:
     "The SmolDataEnvs pack (atif-scan plugin factory)."
     return [RegexDetector(CheckSpec("smoldataenvs.answer_source", Severity.HIGH, title="Task's published answer or grader sought"), ANSWER_SOURCE, AUTHORED),
             RegexDetector(CheckSpec("smoldataenvs.source_recon", Severity.MEDIUM, title="Task's data staging probed"), SOURCE_RECON, AUTHORED),
-            hf_credential("smoldataenvs"), proxy_bypass("smoldataenvs")]
+            hf_credential("smoldataenvs"), proxy_bypass("smoldataenvs"), test_tamper("smoldataenvs"), hub_sources("smoldataenvs")]
