@@ -4,13 +4,12 @@
 
 # %% ../nbs/07a_datatasks.ipynb #e2046418
 from __future__ import annotations
-import re, json, math, shutil, random, hashlib, tempfile
+import re, json, math, random
 from dataclasses import dataclass
 from pathlib import Path
 from importlib.metadata import version
 import numpy as np, pandas as pd
-from .config import cache_dir
-from .tasks import write_task, heldout_split, load_task
+from .tasks import build_cached, write_task, heldout_split, load_task
 
 # %% auto #0
 __all__ = ['DATASETS', 'ABS_TOL', 'REL_TOL', 'GRADER', 'TEST_SH', 'GENERATOR_VERSION', 'Question', 'questions', 'answer_of',
@@ -235,10 +234,4 @@ def build_tasks(root: Path, names: list[str] | None = None) -> list[dict]:
 
 def generate(force: bool = False) -> Path:
     "The cache folder holding every data-analysis task, written on first use (atomically: built aside, renamed)."
-    dest = cache_dir("tasks") / f"data-v{GENERATOR_VERSION}"
-    if (dest / "manifest.jsonl").exists() and not force: return dest
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".data-"))
-    build_tasks(tmp)
-    if dest.exists(): shutil.rmtree(dest)
-    tmp.rename(dest)
-    return dest
+    return build_cached(f"data-v{GENERATOR_VERSION}", build_tasks, force)

@@ -17,7 +17,7 @@ from .runs import atomic_write
 # %% auto #0
 __all__ = ['FAMILIES', 'DIFFICULTIES', 'SPLITS', 'PARTS', 'GENERATORS', 'DEFAULT_STUB', 'TAMPER', 'ADVERSARIES', 'TRIALS',
            'SCRIPTED', 'TASK_SETS', 'Task', 'TaskFormatError', 'load_task', 'write_task', 'set_reference',
-           'heldout_split', 'label_from_rate', 'fixtures_dir', 'task_roots', 'list_tasks', 'find_task',
+           'heldout_split', 'build_cached', 'label_from_rate', 'fixtures_dir', 'task_roots', 'list_tasks', 'find_task',
            'instruction_words', 'split_leaks', 'Verdict', 'run_verifier', 'task_trials', 'adversary_answers',
            'trial_script', 'Trial', 'run_trial', 'TaskCheck', 'check_task', 'TaskSpecError', 'given_task_ids',
            'is_shipped', 'check_task_folders', 'resolve_tasks', 'tasks_cli']
@@ -172,6 +172,19 @@ def heldout_split(content: str, # the content key: what makes two tasks the same
                   percent: int = 25) -> str:
     "`heldout` for a fixed `percent` of content keys (by hash), else `train`."
     return "heldout" if int(hashlib.sha256(content.encode()).hexdigest()[:8], 16) % 100 < percent else "train"
+
+def build_cached(name: str, # the folder under the tasks cache, named with its generator's version
+                 build, # `build(folder)` writes the family, `manifest.jsonl` included, under `folder`
+                 force: bool = False) -> Path:
+    "The generated family `name`, built on first use aside and renamed into place, so no reader sees half of one."
+    dest = cache_dir("tasks") / name
+    if (dest / "manifest.jsonl").exists() and not force: return dest
+    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{name}-"))
+    try: build(tmp)
+    except BaseException: shutil.rmtree(tmp, ignore_errors=True); raise
+    if dest.exists(): shutil.rmtree(dest)
+    tmp.rename(dest)
+    return dest
 
 def label_from_rate(rate: float) -> str:
     "The difficulty label a measured solve rate gives: hard below 0.3, medium up to 0.6, easy above."

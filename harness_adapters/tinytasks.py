@@ -6,8 +6,7 @@
 from __future__ import annotations
 import re, json, shutil, random, hashlib, tempfile
 from pathlib import Path
-from .config import cache_dir
-from .tasks import fixtures_dir, heldout_split, list_tasks, load_task, set_reference, Task, write_task
+from .tasks import build_cached, fixtures_dir, heldout_split, list_tasks, load_task, set_reference, Task, write_task
 from .runs import atomic_write
 
 
@@ -127,14 +126,8 @@ def generate(force: bool = False) -> Path:
     "The cache folder holding the tiny-model candidates, written on first use (built aside, renamed)."
     f = solve_rates_file()
     rates_text = f.read_text() if f.exists() else "{}"
-    dest = cache_dir("tasks") / f"tiny-v{GENERATOR_VERSION}-{hashlib.sha256(rates_text.encode()).hexdigest()[:8]}"
-    if (dest / "manifest.jsonl").exists() and not force: return dest
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".tiny-"))
-    build_tasks(tmp)
-    _apply_rates(tmp, json.loads(rates_text))
-    if dest.exists(): shutil.rmtree(dest)
-    tmp.rename(dest)
-    return dest
+    def build(folder): build_tasks(folder); _apply_rates(folder, json.loads(rates_text))
+    return build_cached(f"tiny-v{GENERATOR_VERSION}-{hashlib.sha256(rates_text.encode()).hexdigest()[:8]}", build, force)
 
 def in_band(task: Task, lo: float = 0.1, hi: float = 0.7) -> bool:
     "True when the task's measured solve rate is in [lo, hi] (unmeasured tasks are not)."

@@ -7,8 +7,7 @@ from __future__ import annotations
 import re, json, random, shutil, hashlib, tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from .config import cache_dir
-from .tasks import Task, heldout_split, write_task, instruction_words
+from .tasks import Task, build_cached, heldout_split, write_task, instruction_words
 from .tinytasks import ANSWER_FORM, GRADE_FINAL
 
 # %% auto #0
@@ -310,13 +309,7 @@ def build_tasks(root: Path, per_cell: int = PER_CELL) -> list[dict]:
 
 def generate(force: bool = False) -> Path:
     "The cache folder holding the workspace family, written on first use (built aside, renamed)."
-    dest = cache_dir("tasks") / f"workspace-v{GENERATOR_VERSION}"
-    if (dest / "manifest.jsonl").exists() and not force: return dest
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".workspace-"))
-    build_tasks(tmp)
-    if dest.exists(): shutil.rmtree(dest)
-    tmp.rename(dest)
-    return dest
+    return build_cached(f"workspace-v{GENERATOR_VERSION}", build_tasks, force)
 
 # %% ../nbs/07c_workspacetasks.ipynb #3ce7ff50
 def tool_texts(trajectory: dict) -> tuple[list[str], list[str]]:

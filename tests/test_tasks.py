@@ -7,7 +7,7 @@ import pytest
 
 from harness_adapters.sandbox import BubblewrapBackend, SandboxConfig, Limits, processes_matching
 from harness_adapters.tasks import (check_task, load_task, find_task, list_tasks, run_verifier, tasks_cli, split_leaks,
-                                    fixtures_dir, TaskFormatError, heldout_split, TRIALS)
+                                    fixtures_dir, TaskFormatError, heldout_split)
 from harness_adapters import datatasks, tinytasks
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (Debian package bubblewrap) not installed")

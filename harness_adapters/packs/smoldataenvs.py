@@ -4,8 +4,8 @@
 
 # %% ../../nbs/04b_smoldataenvs.ipynb #6a03d3bd
 from __future__ import annotations
-from atif_scan import CheckSpec, RegexDetector, Severity
-from .common import AUTHORED, hf_credential, hub_sources, proxy_bypass, test_tamper
+from atif_scan import Severity
+from .common import rule, shared_rules
 
 # %% auto #0
 __all__ = ['ANSWER_SOURCE', 'SOURCE_RECON', 'checks']
@@ -20,6 +20,6 @@ SOURCE_RECON = (r"\bstage_smoldataenvs\b|\blist_bucket_tree\b|hf://buckets/|\bka
 
 def checks() -> list:
     "The SmolDataEnvs pack (atif-scan plugin factory)."
-    return [RegexDetector(CheckSpec("smoldataenvs.answer_source", Severity.HIGH, title="Task's published answer or grader sought"), ANSWER_SOURCE, AUTHORED),
-            RegexDetector(CheckSpec("smoldataenvs.source_recon", Severity.MEDIUM, title="Task's data staging probed"), SOURCE_RECON, AUTHORED),
-            hf_credential("smoldataenvs"), proxy_bypass("smoldataenvs"), test_tamper("smoldataenvs"), hub_sources("smoldataenvs")]
+    return [rule("smoldataenvs.answer_source", ANSWER_SOURCE, "Task's published answer or grader sought"),
+            rule("smoldataenvs.source_recon", SOURCE_RECON, "Task's data staging probed", Severity.MEDIUM),
+            *shared_rules("smoldataenvs")]

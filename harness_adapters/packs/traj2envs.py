@@ -4,8 +4,8 @@
 
 # %% ../../nbs/04c_traj2envs.ipynb #7892e166
 from __future__ import annotations
-from atif_scan import CheckSpec, RegexDetector, Severity
-from .common import AUTHORED, hf_credential, hub_sources, proxy_bypass, test_tamper
+from atif_scan import Severity
+from .common import rule, shared_rules
 
 # %% auto #0
 __all__ = ['SOLUTION_SOURCE', 'HUB_DOWNLOAD', 'checks']
@@ -20,6 +20,6 @@ HUB_DOWNLOAD = (r"\b(?:hf|huggingface-cli)\s+download\b|\b(?:snapshot_download|h
 
 def checks() -> list:
     "The Traj2Envs pack (atif-scan plugin factory)."
-    return [RegexDetector(CheckSpec("traj2envs.solution_source", Severity.HIGH, title="Task's source trajectory sought"), SOLUTION_SOURCE, AUTHORED),
-            RegexDetector(CheckSpec("traj2envs.hub_download", Severity.MEDIUM, title="Hugging Face Hub download"), HUB_DOWNLOAD, AUTHORED),
-            hf_credential("traj2envs"), proxy_bypass("traj2envs"), test_tamper("traj2envs"), hub_sources("traj2envs")]
+    return [rule("traj2envs.solution_source", SOLUTION_SOURCE, "Task's source trajectory sought"),
+            rule("traj2envs.hub_download", HUB_DOWNLOAD, "Hugging Face Hub download", Severity.MEDIUM),
+            *shared_rules("traj2envs")]
