@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['LOCAL_RUNS', 'TWIL_LICENSE', 'PRESETS', 'cache_dir', 'runs_dir', 'is_local_run', 'ModelPreset', 'get_preset',
-           'ModelWeightsMissing', 'weights_env_var', 'local_weights']
+__all__ = ['LOCAL_RUNS', 'SETTINGS', 'TWIL_LICENSE', 'PRESETS', 'cache_dir', 'runs_dir', 'is_local_run', 'check_settings',
+           'ModelPreset', 'get_preset', 'ModelWeightsMissing', 'weights_env_var', 'local_weights']
 
 # %% ../nbs/00_config.ipynb #b746c018
 def cache_dir(*parts: str) -> Path:
@@ -32,6 +32,33 @@ def is_local_run(path: str | os.PathLike) -> bool:
     "Whether `path` lies under a `runs/local/` folder: such a run keeps its figures in its own folder, not in `figures/`."
     parts = Path(path).resolve().parts
     return any(parts[k:k + 2] == ("runs", "local") for k in range(len(parts) - 1))
+
+# %% ../nbs/00_config.ipynb #5e7c1a02
+def _at_least(n): return lambda v: v >= n
+
+SETTINGS: dict[str, tuple] = {  # name -> (test, what a good value is)
+    "max_model_len": (_at_least(1), ">= 1"), "max_tokens": (_at_least(1), ">= 1"),
+    "temperature": (lambda v: 0 < v <= 2, "in (0, 2]"),
+    "token_budget": (_at_least(1), ">= 1"), "sessions": (_at_least(1), ">= 1"),
+    "agent_steps": (_at_least(1), ">= 1"), "session_timeout_s": (lambda v: v > 0, "> 0"),
+    "train_steps": (_at_least(1), ">= 1"), "steps": (lambda v: int(v) >= 1, ">= 1"),
+    "lora_rank": (_at_least(1), ">= 1"), "lora_alpha": (lambda v: v > 0, "> 0"),
+    "rollouts_per_task": (_at_least(2), ">= 2 for GRPO (an advantage needs a group)"),
+    "learning_rate": (lambda v: v > 0, "> 0"), "max_staleness": (_at_least(0), ">= 0"),
+    "micro_batches": (_at_least(1), ">= 1"), "checkpoint_every": (_at_least(1), ">= 1"),
+    "bonus_weight": (_at_least(0), ">= 0"), "max_calls": (_at_least(1), ">= 1"),
+    "groups_in_flight": (_at_least(1), ">= 1"), "max_queued_samples": (_at_least(1), ">= 1"),
+    "max_group_failures": (_at_least(1), ">= 1"),
+}
+
+def check_settings(obj) -> None:
+    "Check every field of the dataclass `obj` that `SETTINGS` has a rule for (`None`: not set, skipped)."
+    for name in obj.__dataclass_fields__:
+        if name not in SETTINGS or (v := getattr(obj, name)) is None: continue
+        ok, what = SETTINGS[name]
+        try: good = ok(v)
+        except (TypeError, ValueError): good = False
+        if not good: raise ValueError(f"{name} must be {what}, got {v!r}")
 
 # %% ../nbs/00_config.ipynb #fe1631b8
 @dataclass(frozen=True)
@@ -94,11 +121,7 @@ class ModelPreset:
     micro_batches: int = 4
     checkpoint_every: int = 10
 
-    def __post_init__(self):
-        if self.max_staleness < 0: raise ValueError(f"max_staleness must be >= 0, got {self.max_staleness}")
-        if self.rollouts_per_task < 2: raise ValueError(f"rollouts_per_task must be >= 2 for GRPO, got {self.rollouts_per_task}")
-        if not 0 < self.temperature <= 2: raise ValueError(f"temperature must be in (0, 2], got {self.temperature}")
-        if self.lora_rank <= 0: raise ValueError(f"lora_rank must be positive, got {self.lora_rank}")
+    def __post_init__(self): check_settings(self)
 
     @property
     def is_local(self) -> bool:

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 import numpy as np
+from .config import check_settings
 from .rollouts import Rollout, TurnTokens
 
 
@@ -74,13 +75,7 @@ class TrainerConfig:
         self.adapter_name = self.adapter_name or self.harness
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.adapter_name):
             raise ValueError(f"adapter_name {self.adapter_name!r} may hold only letters, digits, '_', '.', '-' (it is served as name@version)")
-        if self.bonus_weight < 0: raise ValueError(f"bonus_weight must be >= 0, got {self.bonus_weight}")
-        if self.max_calls < 1: raise ValueError(f"max_calls must be >= 1, got {self.max_calls}")
-        if self.rollouts_per_task < 2: raise ValueError(f"rollouts_per_task must be >= 2 for GRPO, got {self.rollouts_per_task}")
-        if self.max_staleness < 0: raise ValueError(f"max_staleness must be >= 0, got {self.max_staleness}")
-        if self.groups_in_flight < 1: raise ValueError(f"groups_in_flight must be >= 1, got {self.groups_in_flight}")
-        if self.token_budget is not None and self.token_budget < 1: raise ValueError(f"token_budget must be >= 1, got {self.token_budget}")
-        if self.max_queued_samples < 1: raise ValueError(f"max_queued_samples must be >= 1, got {self.max_queued_samples}")
+        check_settings(self)                     # each setting's rule lives in config.SETTINGS
 
 # %% ../nbs/10_samples.ipynb #b59e6168
 def reward_parts(r: Rollout, bonus_weight: float = 0.1, max_calls: int = 15) -> tuple[float, float]:

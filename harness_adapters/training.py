@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields, asdict
 from pathlib import Path
 from transformers import PrinterCallback, ProgressCallback
 from . import rollouts
-from .config import PRESETS, get_preset
+from .config import PRESETS, check_settings, get_preset
 from .harnesses import HARNESSES
 from .rollouts import rollout_to_dict
 from .runs import (CHECKPOINTS, CONFIG, METRICS, ROLLOUTS, RunConfigMismatch, check_not_record,
@@ -86,15 +86,14 @@ class RunConfig:
                              "(or several, comma-separated, e.g. 'pi,hermes')")
         if self.guard not in ("on", "off"): raise ValueError(f"guard must be 'on' or 'off', got {self.guard!r}")
         if self.tasks not in TASK_SETS: raise ValueError(f"unknown task set {self.tasks!r}: choose one of {', '.join(TASK_SETS)}")
-        if int(self.steps) < 1: raise ValueError(f"steps must be >= 1, got {self.steps}")
-        if self.checkpoint_every is not None and self.checkpoint_every < 1: raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
         if self.run_dir is None: self.run_dir = default_run_dir(self.model, self.harness)
         p, d = self.preset, RUN_DEFAULTS.get(self.model, {})
         for k, v in dict(learning_rate=p.learning_rate, checkpoint_every=p.checkpoint_every, rollouts_per_task=p.rollouts_per_task,
                          groups_in_flight=max(1, p.sessions // p.rollouts_per_task), micro_batches=p.micro_batches,
                          token_budget=p.token_budget, max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
             if getattr(self, k) is None and not isinstance(d.get(k), dict): setattr(self, k, d.get(k, v))
-        for h in self.harnesses: self.trainer_config(h)       # each trainer's settings, checked where they are defined
+        check_settings(self)                                  # the resolved values, by the rules in config.SETTINGS
+        for h in self.harnesses: self.trainer_config(h)       # and each trainer's
 
     @property
     def preset(self):

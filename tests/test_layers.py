@@ -36,7 +36,7 @@ LAYERS = {
     "workspacetasks": {"config", "tasks", "tinytasks"},
     "harnesses": {"config", "sandbox"},
     "rollouts": {"atif_io", "config", "harnesses", "runs", "safeagents", "sandbox", "serving", "tasks"},
-    "samples": {"rollouts"},
+    "samples": {"config", "rollouts"},
     "cpu_attention": set(),
     "trainer": {"config", "cpu_attention", "harnesses", "rollouts", "runs", "samples"},
     "training": {"config", "harnesses", "rollouts", "runs", "samples", "tasks", "tinytasks", "trainer"},
