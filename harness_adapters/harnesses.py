@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_harnesses.ipynb #8112302a
 from __future__ import annotations
-import json, os, re, shlex, shutil, subprocess, sys, venv
+import json, os, re, shlex, shutil, subprocess, sys, urllib.parse, venv
 from dataclasses import dataclass, field
 from pathlib import Path
 from filelock import FileLock
@@ -16,7 +16,7 @@ from .sandbox import Limits, SandboxConfig
 __all__ = ['HARNESSES', 'OPENCODE_LEAN_OFF', 'LEAN_PROMPT', 'COMMANDS', 'HarnessSpec', 'get_harness', 'install_dir',
            'HarnessNotInstalled', 'install', 'installed', 'SessionSpec', 'HarnessCommand', 'pi_command',
            'opencode_config', 'opencode_command', 'hermes_config', 'hermes_command', 'session_command',
-           'sandbox_config', 'run_session', 'final_text']
+           'sandbox_config', 'loopback_port', 'run_session', 'final_text']
 
 # %% ../nbs/08_harnesses.ipynb #2bb0af57
 @dataclass(frozen=True)
@@ -173,12 +173,21 @@ def session_command(name: str, s: SessionSpec, exe: str | None = None) -> Harnes
     return COMMANDS[name](s, str(exe or install(name)))
 
 # %% ../nbs/08_harnesses.ipynb #35ebcfe1
-def sandbox_config(name: str, workspace_from: Path | None = None, memory_mb: int = 1 << 20):
-    "The `SandboxConfig` for a session of harness `name` (installed on first use)."
+def sandbox_config(name: str, workspace_from: Path | None = None, memory_mb: int = 1 << 20,
+                   model_url: str | None = None):  # where the harness sends its model requests (the proxy)
+    """The `SandboxConfig` for a session of harness `name` (installed on first use). With a `model_url` on this host's
+    loopback, the sandbox reaches that port and nothing else (its own network namespace); otherwise it shares the host's
+    network."""
     install(name)
     d = install_dir(name)
-    return SandboxConfig(workspace_from=workspace_from, ro_mounts={str(d): d}, share_net=True,
-                         limits=Limits(memory_mb=memory_mb))
+    port = loopback_port(model_url) if model_url else None
+    return SandboxConfig(workspace_from=workspace_from, ro_mounts={str(d): d}, share_net=port is None,
+                         reach=(port,) if port else (), limits=Limits(memory_mb=memory_mb))
+
+def loopback_port(url: str) -> int | None:
+    "The port of `url` if it is on this host's loopback (`127.0.0.1`, `localhost`), else None."
+    u = urllib.parse.urlsplit(url)
+    return (u.port or (443 if u.scheme == "https" else 80)) if u.hostname in ("127.0.0.1", "localhost") else None
 
 def run_session(sandbox, name: str, spec: SessionSpec, timeout_s: float = 1200):
     "Run one session of harness `name` in `sandbox`; returns the `SandboxResult`."

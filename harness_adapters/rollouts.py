@@ -147,7 +147,7 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
     session, t0, sb = f"{r.group_id}.{r.rollout_id}", time.monotonic(), None
     logs = Path(tempfile.mkdtemp(prefix="agent-logs-", dir=cache_dir("sandboxes")))
     try:
-        sb = backend.create(sandbox_config(harness, task.environment_dir))
+        sb = backend.create(sandbox_config(harness, task.environment_dir, model_url=proxy_url))   # reaches the proxy only
         spec = SessionSpec(f"{proxy_url}/s/{session}/v1", model, task.instruction, max_turns=preset.agent_steps,
                            lean=preset.is_local if lean is None else lean, context_window=preset.max_model_len,
                            max_tokens=preset.max_tokens)

@@ -4,15 +4,16 @@
 
 # %% ../nbs/06_sandbox.ipynb #962d3230
 from __future__ import annotations
-import os, re, sys, site, stat, time, shutil, signal, random, tempfile, subprocess
+import os, re, sys, site, stat, time, shutil, signal, random, socket, tempfile, subprocess, threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 from .config import cache_dir
 
 # %% auto #0
-__all__ = ['SECRET_NAME', 'NEVER_ALLOWED', 'Limits', 'SandboxConfig', 'SandboxResult', 'sandbox_env', 'Sandbox', 'SandboxBackend',
-           'BubblewrapSandbox', 'BubblewrapBackend', 'default_backend', 'processes_matching']
+__all__ = ['SECRET_NAME', 'NEVER_ALLOWED', 'NET_DIR', 'BRIDGE', 'Limits', 'SandboxConfig', 'SandboxResult', 'sandbox_env',
+           'Sandbox', 'SandboxBackend', 'BubblewrapSandbox', 'open_reach', 'reach_prelude', 'BubblewrapBackend',
+           'default_backend', 'processes_matching']
 
 # %% ../nbs/06_sandbox.ipynb #e1b63b78
 @dataclass(slots=True)
@@ -38,9 +39,15 @@ class SandboxConfig:
     rw_mounts: dict[str, Path | None] = field(default_factory=dict)  # sandbox path -> host folder (None: fresh, private)
     env: dict[str, str] = field(default_factory=dict)  # variables set on top of the minimal PATH/HOME/LANG
     allow_env: tuple[str, ...] = ()  # credential-looking names a caller deliberately passes (never HF tokens)
-    share_net: bool = False  # keep the host network (loopback to a proxy on 127.0.0.1); off: no network at all
+    share_net: bool = False  # keep the host network (every host port, the internet); off: the sandbox's own, empty one
     limits: Limits = field(default_factory=Limits)
     workdir: str = "/workspace"
+    reach: tuple[int, ...] = ()  # host loopback ports the sandbox may connect to, at 127.0.0.1:PORT inside (not with share_net)
+
+    def __post_init__(self):
+        self.reach = tuple(int(p) for p in self.reach)
+        if self.reach and self.share_net: raise ValueError("reach= is for a sandbox without the host network; share_net=True already reaches every port")
+        if bad := [p for p in self.reach if not 0 < p < 65536]: raise ValueError(f"reach: not TCP ports: {bad}")
 
 @dataclass(slots=True)
 class SandboxResult:
@@ -153,13 +160,79 @@ class BubblewrapSandbox:
         for p in [self.home, *self.mounts.values()]: p.mkdir(parents=True, exist_ok=True)
         if uid is not None:
             for p in [self.workspace, self.home, *self.mounts.values()]: _chown_tree(p, uid)
-        self.closed = False
+        self.closed, self._listeners = False, []
+        if config.reach: self._listeners = open_reach(root / "net", config.reach)
 
     def host_path(self, dest: str) -> Path:
         "The host folder behind the sandbox path `dest` (the workspace, HOME or a writable mount)."
         if dest == self.config.workdir or dest == "/workspace": return self.workspace
         if dest in self.mounts: return self.mounts[dest]
         raise KeyError(f"{dest!r} is not a writable folder of this sandbox: {['/workspace', *self.mounts]}")
+
+# %% ../nbs/06_sandbox.ipynb #7085e44b
+NET_DIR = "/run/ha-net"  # where the sandbox sees its folder of sockets and the bridge
+
+BRIDGE = r'''"""Pass TCP connections on 127.0.0.1:PORT to a Unix socket (inside a sandbox), or the reverse (on the host)."""
+import os, socket, sys, threading
+
+def pipe(a, b):
+    "Copy a -> b until a ends, then end b's writing side."
+    try:
+        while data := a.recv(65536): b.sendall(data)
+    except OSError: pass
+    try: b.shutdown(socket.SHUT_WR)
+    except OSError: pass
+
+def pair(a, b):
+    "Both directions between two connected sockets; close both when both have ended."
+    t = threading.Thread(target=pipe, args=(b, a), daemon=True); t.start()
+    pipe(a, b); t.join(); a.close(); b.close()
+
+def accept(listener, connect):
+    "For each connection to `listener`, open `connect()` and pair them (until the listener is closed)."
+    while True:
+        try: c, _ = listener.accept()
+        except OSError: return
+        try: other = connect()
+        except OSError: c.close(); continue
+        threading.Thread(target=pair, args=(c, other), daemon=True).start()
+
+def _unix(path):
+    s = socket.socket(socket.AF_UNIX); s.connect(path); return s
+
+if __name__ == "__main__":   # inside: bridge.py READY_FILE PORT=SOCKET ...
+    for spec in sys.argv[2:]:
+        port, path = spec.split("=", 1)
+        ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ls.bind(("127.0.0.1", int(port))); ls.listen(128)
+        threading.Thread(target=accept, args=(ls, lambda p=path: _unix(p)), daemon=True).start()
+    open(sys.argv[1], "w").close()
+    threading.Event().wait()
+'''
+_BRIDGE_NS: dict = {}
+exec(compile(BRIDGE, "bridge.py", "exec"), _BRIDGE_NS)
+
+def open_reach(folder: Path, # the sandbox's `net/` folder (made here)
+               ports: tuple[int, ...]) -> list[socket.socket]:
+    "The host half: write the bridge into `folder` and listen on `folder/PORT.sock` for each port; returns the listeners."
+    folder.mkdir(mode=0o755)
+    (folder / "bridge.py").write_text(BRIDGE)
+    out = []
+    for port in ports:
+        path = folder / f"{port}.sock"
+        ls = socket.socket(socket.AF_UNIX); ls.bind(str(path)); os.chmod(path, 0o777); ls.listen(128)
+        threading.Thread(target=_BRIDGE_NS["accept"], args=(ls, lambda p=port: socket.create_connection(("127.0.0.1", p))),
+                         daemon=True, name=f"reach-{port}").start()
+        out.append(ls)
+    return out
+
+def reach_prelude(ports: tuple[int, ...]) -> str:
+    "The shell line that starts the inside half, waits until it listens, then runs the command (`\"$@\"`)."
+    specs = " ".join(f"{p}={NET_DIR}/{p}.sock" for p in ports)
+    return (f"python3 -I {NET_DIR}/bridge.py /tmp/.ha-net-ready {specs} & n=0; "
+            "until [ -e /tmp/.ha-net-ready ]; do n=$((n+1)); "
+            "[ $n -gt 1000 ] && { echo 'sandbox: the network bridge did not start' >&2; exit 125; }; sleep 0.01; done; "
+            'exec "$@"')
 
 # %% ../nbs/06_sandbox.ipynb #20c73138
 def _bwrap_args(self: BubblewrapSandbox, env: dict[str, str]) -> list[str]:
@@ -173,6 +246,7 @@ def _bwrap_args(self: BubblewrapSandbox, env: dict[str, str]) -> list[str]:
     args += ["--tmpfs", "/", *_system_binds(), "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     args += _parents(env["HOME"]) + ["--bind", str(self.home), env["HOME"]]
     args += _parents(c.workdir) + ["--bind", str(self.workspace), c.workdir]
+    if c.reach: args += _parents(NET_DIR) + ["--ro-bind", str(self.root / "net"), NET_DIR]
     for dest, src in c.ro_mounts.items():
         if not Path(src).exists(): raise FileNotFoundError(f"read-only mount {dest}: host path {src} does not exist")
         args += _parents(dest) + ["--ro-bind", str(src), dest]
@@ -193,6 +267,7 @@ def _run(self: BubblewrapSandbox, command: list[str] | str, timeout_s: float = 6
     "Run `command` in this sandbox until it exits or `timeout_s` passes (then kill every process in it)."
     if self.closed: raise RuntimeError(f"sandbox {self.root} is closed")
     cmd = ["sh", "-c", command] if isinstance(command, str) else list(command)
+    if self.config.reach: cmd = ["sh", "-c", reach_prelude(self.config.reach), "sh", *cmd]
     full_env = sandbox_env(self.config.env | (env or {}), self.config.allow_env, path=_sandbox_path())
     out, err, inp = self.root / "stdout", self.root / "stderr", self.root / "stdin"
     inp.write_text(stdin or "")
@@ -215,6 +290,7 @@ def _sandbox_path() -> str:
 def _close(self: BubblewrapSandbox):
     "Remove everything this sandbox wrote (idempotent)."
     self.closed = True
+    for s in self._listeners: s.close()
     shutil.rmtree(self.root, ignore_errors=True)
 
 BubblewrapSandbox.run, BubblewrapSandbox.close = _run, _close
