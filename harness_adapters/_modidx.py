@@ -775,6 +775,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                              'harness_adapters.safeagents.Turn': ('safeagents.html#turn', 'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents._load_judge': ( 'safeagents.html#_load_judge',
                                                                                           'harness_adapters/safeagents.py'),
+                                             'harness_adapters.safeagents._not_json': ( 'safeagents.html#_not_json',
+                                                                                        'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents._tool_names': ( 'safeagents.html#_tool_names',
                                                                                           'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents.admin_token': ( 'safeagents.html#admin_token',

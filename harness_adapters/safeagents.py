@@ -153,6 +153,10 @@ def error(status:int, msg:str, kind:str="invalid_request_error") -> JSONResponse
     "A JSON error both SDKs read (`error.message`, `error.type`)."
     return JSONResponse({"type": "error", "error": {"type": kind, "message": f"safeagents: {msg}"}}, status_code=status)
 
+def _not_json(word:str):
+    "Python's `json` reads `NaN` and `Infinity`; JSON has no such values (and the upstream request could not be encoded)."
+    raise ValueError(f"{word} is not JSON")
+
 async def read_json(req:Request, limit:int):
     "The request's JSON object, or an error response (413 too large, 400 not a JSON object)."
     if int(req.headers.get("content-length") or 0) > limit: return error(413, f"request body over {limit} bytes")
@@ -160,8 +164,9 @@ async def read_json(req:Request, limit:int):
     async for chunk in req.stream():
         body += chunk
         if len(body) > limit: return error(413, f"request body over {limit} bytes")
-    try: data = json.loads(body)
-    except ValueError: return error(400, "request body is not valid JSON")
+    try: data = json.loads(body, parse_constant=_not_json)
+    except RecursionError: return error(400, "request body is nested too deeply")
+    except ValueError: return error(400, "request body is not valid JSON (UTF-8, no NaN or Infinity)")
     return data if isinstance(data, dict) else error(400, "request body must be a JSON object")
 
 # %% ../nbs/05b_safeagents.ipynb #a17d21c3
