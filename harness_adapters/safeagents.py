@@ -20,7 +20,7 @@ from .atif_io import anthropic_steps, openai_steps
 from .envfacts import read_file
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
 from .wire import (AnthropicStream, OpenAIStream, SSEParser, declared_anthropic, declared_openai,
-    rewrite_anthropic_content, rewrite_openai_message, sse, text_block_events)
+    request_problem, rewrite_anthropic_content, rewrite_openai_message, sse, text_block_events)
 
 
 # %% auto #0
@@ -269,7 +269,7 @@ async def openai_chat(st:ProxyState, req:Request, path:str, session) -> Response
     "Handle one OpenAI chat-completions call."
     body = await read_json(req, st.cfg.max_body)
     if isinstance(body, Response): return body
-    if not isinstance(body.get("messages"), list): return error(400, "`messages` must be a list")
+    if p := request_problem(body, "openai"): return error(400, p)
     stream = bool(body.get("stream"))
     if not st.step(session):
         text = final_text(st, session)
@@ -360,7 +360,7 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
     "Handle one Anthropic messages call."
     body = await read_json(req, st.cfg.max_body)
     if isinstance(body, Response): return body
-    if not isinstance(body.get("messages"), list): return error(400, "`messages` must be a list")
+    if p := request_problem(body, "anthropic"): return error(400, p)
     stream = bool(body.get("stream"))
     if not st.step(session):
         text = final_text(st, session)
