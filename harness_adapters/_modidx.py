@@ -773,6 +773,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                              'harness_adapters.safeagents.ProxyState.step': ( 'safeagents.html#proxystate.step',
                                                                                               'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents.Turn': ('safeagents.html#turn', 'harness_adapters/safeagents.py'),
+                                             'harness_adapters.safeagents._is_error_json': ( 'safeagents.html#_is_error_json',
+                                                                                             'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents._load_judge': ( 'safeagents.html#_load_judge',
                                                                                           'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents._not_json': ( 'safeagents.html#_not_json',

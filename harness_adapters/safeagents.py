@@ -206,7 +206,14 @@ async def send(st:ProxyState, path:str, req:Request, body:dict, stream:bool):
     if up.status_code < 400: return up
     text = (await up.aread())[:2000]; await up.aclose()
     if up.status_code >= 500: return error(502, f"upstream returned {up.status_code}: {text.decode('utf-8', 'replace')}", "api_error")
-    return Response(text, status_code=up.status_code, headers=fwd_headers(up.headers))
+    if _is_error_json(text): return Response(text, status_code=up.status_code, headers=fwd_headers(up.headers))
+    return error(up.status_code, f"upstream returned {up.status_code}: {text.decode('utf-8', 'replace')}")
+
+def _is_error_json(text:bytes) -> bool:
+    "Whether an upstream's error body is a JSON object with an `error` (which SDKs read as it is)."
+    try: v = json.loads(text)
+    except ValueError: return False
+    return isinstance(v, dict) and "error" in v
 
 def final_text(st:ProxyState, session) -> str:
     "The message that ends a session past its step limit."
