@@ -24,14 +24,15 @@ from .wire import (AnthropicStream, OpenAIStream, SSEParser, declared_anthropic,
 
 
 # %% auto #0
-__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'SAMPLING_CLEARED', 'SCRUB', 'Turn', 'admin_token',
+__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'MALFORMED', 'SAMPLING_CLEARED', 'SCRUB', 'Turn', 'admin_token',
            'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json', 'fwd_headers', 'upstream_error',
-           'passthrough', 'send', 'final_text', 'guard_check', 'openai_decide', 'sampling_body', 'capture_body',
-           'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream',
-           'openai_relay', 'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages',
-           'anthropic_relay', 'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory',
-           'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub',
-           'cmd_publish', 'parser', 'main']
+           'passthrough', 'send', 'malformed', 'stream_broke', 'final_text', 'guard_check', 'openai_decide',
+           'sampling_body', 'capture_body', 'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat',
+           'openai_guard_response', 'close_upstream', 'openai_relay', 'anthropic_decide', 'anthropic_final',
+           'anthropic_final_stream', 'anthropic_messages', 'anthropic_guard_response', 'anthropic_relay',
+           'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory', 'check_pair',
+           'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub', 'cmd_publish',
+           'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -215,6 +216,19 @@ def _is_error_json(text:bytes) -> bool:
     except ValueError: return False
     return isinstance(v, dict) and "error" in v
 
+# what reading an upstream answer of the wrong shape raises (a field of another type than the API's)
+MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+def malformed(e:Exception|None=None) -> JSONResponse:
+    "502 for an upstream answer that is JSON but not the API's shape: it cannot be checked, so none of it goes on."
+    why = f" ({type(e).__name__})" if e else ""
+    return error(502, f"upstream answered with JSON that is not a response of this API{why}; nothing of it was passed on", "api_error")
+
+def stream_broke(why:str, api:str) -> bytes:
+    "The error event that ends a stream the proxy cannot finish, in `api`'s shape."
+    e = {"type": "api_error", "message": f"safeagents: {why}"}
+    return sse({"type": "error", "error": e}, "error") if api == "anthropic" else sse({"error": e})
+
 def final_text(st:ProxyState, session) -> str:
     "The message that ends a session past its step limit."
     return f"[safeagents] step limit reached: session `{session}` made {st.cfg.max_steps} model calls"
@@ -287,7 +301,9 @@ async def openai_chat(st:ProxyState, req:Request, path:str, session) -> Response
     if stream: return StreamingResponse(openai_relay(st, body, up, session, t0), media_type="text/event-stream")
     try: data = up.json()
     except ValueError: return error(502, "upstream answered with something that is not JSON", "api_error")
-    return JSONResponse(await openai_guard_response(st, body, data, session, t0))
+    if not isinstance(data, dict): return malformed()
+    try: return JSONResponse(await openai_guard_response(st, body, data, session, t0))
+    except MALFORMED as e: return malformed(e)
 
 async def openai_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None) -> dict:
     "The non-streamed response `data`, checked and rewritten; its turn recorded."
@@ -323,6 +339,7 @@ async def openai_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:
                     if data.strip() == "[DONE]": done = True; break
                     try: d = json.loads(data)
                     except ValueError: continue
+                    if not isinstance(d, dict): continue  # not an event of this API: skipped like garbled text
                     if "error" in d: out.append(sse(d)); done = True; break
                     if s.feed(d): out.append(sse(data))  # not held: the upstream's event as it came
                 if out: yield b"".join(out)
@@ -336,6 +353,8 @@ async def openai_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:
         keep_turn(st, session, "openai", s.prompt_token_ids, s.token_ids or None, s.logprobs or None, "stop" if any(d.blocked for d in ds) and not
                   any(not d.blocked for d in ds) and s.finish == "tool_calls" else s.finish, ds, body, shown, t0)
         yield b"".join([sse(x) for x in s.release(ds)] + [sse("[DONE]")])
+    except MALFORMED as e:  # a field of the wrong type: what is held cannot be checked, so the stream ends here
+        yield stream_broke(f"upstream sent an event that is not this API's ({type(e).__name__}); the held part was not passed on", "openai")
     finally: await close_upstream(up, it, done)
 
 # %% ../nbs/05b_safeagents.ipynb #ee3d65fd
@@ -378,13 +397,19 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
     if stream: return StreamingResponse(anthropic_relay(st, body, up, session, t0), media_type="text/event-stream")
     try: data = copy.deepcopy(up.json())
     except ValueError: return error(502, "upstream answered with something that is not JSON", "api_error")
+    if not isinstance(data, dict): return malformed()
+    try: return JSONResponse(await anthropic_guard_response(st, body, data, session, t0))
+    except MALFORMED as e: return malformed(e)
+
+async def anthropic_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None) -> dict:
+    "The non-streamed Messages response `data`, checked and rewritten; its turn recorded."
     ds = await anthropic_decide(st, body, data.get("content") or [], session)
     if any(d.blocked for d in ds):
         data["content"], left = rewrite_anthropic_content(data["content"], ds)
         if not left and data.get("stop_reason") == "tool_use": data["stop_reason"] = "end_turn"
     keep_turn(st, session, "anthropic", None, None, None, data.get("stop_reason"), ds, body,
               {"role": "assistant", "content": data.get("content")}, t0)
-    return JSONResponse(data)
+    return data
 
 # %% ../nbs/05b_safeagents.ipynb #f7df56c1
 async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:float|None=None):
@@ -397,6 +422,7 @@ async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, 
                 for name, data in parser.feed(raw):
                     try: d = json.loads(data)
                     except ValueError: continue
+                    if not isinstance(d, dict): continue  # not an event of this API: skipped like garbled text
                     if d.get("type") == "error": yield b"".join(out + [sse(d, "error")]); return
                     if s.feed(name, d): out.append(sse(data, name))  # not held: the upstream's event as it came
                     if d.get("type") == "message_stop": done = True
@@ -410,6 +436,8 @@ async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, 
         shown = rewrite_anthropic_content(s.content, ds)[0] if any(d.blocked for d in ds) else s.content
         keep_turn(st, session, "anthropic", None, None, None, s.stop, ds, body, {"role": "assistant", "content": shown}, t0)
         yield b"".join(sse(x, n) for n, x in s.release(ds))
+    except MALFORMED as e:  # a field of the wrong type: what is held cannot be checked, so the stream ends here
+        yield stream_broke(f"upstream sent an event that is not this API's ({type(e).__name__}); the held part was not passed on", "anthropic")
     finally: await close_upstream(up, it, done)
 
 # %% ../nbs/05b_safeagents.ipynb #da4f7997
