@@ -5,6 +5,7 @@
 # %% ../nbs/05_guard.ipynb #a6d12be5
 from __future__ import annotations
 import json, re, threading, time
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -69,9 +70,13 @@ class Guard:
     "Stage 1, stage 2 (atif-scan, incremental per session) and an optional judge."
     def __init__(self, plugins=(), # atif-scan plugins, `MODULE:FACTORY`
                  judge:Callable|None=None, # `(request_text, name, args, findings) -> reason|None`
-                 scanner:Scanner|None=None): # a ready scanner (default: built from `plugins`)
-        self.scanner, self.judge = scanner or Scanner(plugins), judge
+                 scanner:Scanner|None=None, # a ready scanner (default: built from `plugins`)
+                 judge_timeout_s:float|None=30.0): # seconds a judge may take per call; past it the call stands as stages 1-2 decided
+        self.scanner, self.judge, self.judge_timeout_s = scanner or Scanner(plugins), judge, judge_timeout_s
         self.lock = threading.Lock()
+        # a judge runs on these threads so that one that hangs can be waited for with a timeout (a thread cannot be
+        # stopped: a hung call keeps its worker; when all are hung, the next calls time out waiting for one)
+        self.judge_pool = ThreadPoolExecutor(16, thread_name_prefix="guard-judge") if judge and judge_timeout_s else None
 
 # %% ../nbs/05_guard.ipynb #a7efae08
 def _stage2(scanner:Scanner, steps, session) -> dict:
@@ -81,9 +86,11 @@ def _stage2(scanner:Scanner, steps, session) -> dict:
         n = len(steps[-1].get("tool_calls") or [])
         return {i: [Finding("scan", "high", 2, error=True, detail=type(e).__name__)] for i in range(n)}
 
-def _judged(judge, steps, call, findings) -> tuple[list, str]:
-    "The judge's finding on a call if it blocks it, and the judge's error if it failed (a failing judge adds nothing)."
-    try: r = judge(_user_request(steps), call["function_name"], call["arguments"], findings)
+def _judged(judge, steps, call, findings, pool=None, timeout:float|None=None) -> tuple[list, str]:
+    "The judge's finding on a call if it blocks it, and the judge's error if it failed or took over `timeout` seconds on `pool` (a failing judge adds nothing)."
+    args = (_user_request(steps), call["function_name"], call["arguments"], findings)
+    try: r = pool.submit(judge, *args).result(timeout) if pool else judge(*args)
+    except FutureTimeout: return [], f"TimeoutError: the judge gave no verdict in {timeout} s"
     except Exception as e: return [], f"{type(e).__name__}: {str(e)[:300]}"
     return ([Finding("judge", "high", 3, f"judge: {r}")] if r else []), ""
 
@@ -101,7 +108,7 @@ def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent 
     for i, c in enumerate(calls):
         fs, jerr = stage1(c["function_name"], c["arguments"], declared, seen) + per.get(i, []), ""
         if self.judge and verdict_of(fs) != "block":
-            jf, jerr = _judged(self.judge, steps, c, fs); fs += jf
+            jf, jerr = _judged(self.judge, steps, c, fs, self.judge_pool, self.judge_timeout_s); fs += jf
         out.append(Decision(c["tool_call_id"], c["function_name"], fs, judge_error=jerr))
     ms = (time.perf_counter() - t0) * 1000 / max(len(calls), 1)
     for d in out: d.check_ms = ms

@@ -76,6 +76,8 @@ class ProxyConfig:
         plugins (`tuple`): atif-scan plugins, `MODULE:FACTORY`.
         judge (`Callable | None`): stage 3, `(request_text, name, args, findings) -> reason | None` (a Python
             function, or a `URLJudge` for a model behind an OpenAI-compatible URL); off by default.
+        judge_timeout_s (`float`): seconds the judge may take per call; past it (or when it raises) the call
+            stands as stages 1-2 decided and the event says why (`judge_error`).
         events (`str | None`): the events file (JSON lines, appended).
 
     Parameters that control sessions:
@@ -103,6 +105,7 @@ class ProxyConfig:
     port: int = 0
     plugins: tuple = ()
     judge: Callable|None = None
+    judge_timeout_s: float = 30.0
     events: str|None = None
     capture: bool = False
     max_steps: int|None = None
@@ -133,7 +136,7 @@ def split_session(path:str) -> tuple[str|None, str]:
 class ProxyState:
     "The guard, the events log, and per-session step counts and turns."
     def __init__(self, cfg:ProxyConfig):
-        self.cfg, self.guard, self.log = cfg, Guard(cfg.plugins, cfg.judge), EventLog(cfg.events)
+        self.cfg, self.guard, self.log = cfg, Guard(cfg.plugins, cfg.judge, judge_timeout_s=cfg.judge_timeout_s), EventLog(cfg.events)
         self.steps, self.turns, self.lock = defaultdict(int), defaultdict(list), threading.Lock()
         self.client: httpx.AsyncClient|None = None
         # a judge may wait on the network: checks then run on these threads, one per session in flight
@@ -469,6 +472,7 @@ def make_app(cfg:ProxyConfig) -> Starlette:
         finally:
             await st.client.aclose(); st.log.close()
             if st.pool: st.pool.shutdown(wait=False)
+            if st.guard.judge_pool: st.guard.judge_pool.shutdown(wait=False)
     app = Starlette(routes=[Route("/{path:path}", handle, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])], lifespan=lifespan)
     app.state.safeagents = st
     return app
@@ -594,7 +598,7 @@ def judge_from_args(a):
 
 def config_from_args(a) -> ProxyConfig:
     "The `ProxyConfig` of `safeagents serve`'s arguments."
-    return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), a.events, a.capture, a.max_steps,
+    return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), a.judge_timeout, a.events, a.capture, a.max_steps,
                        sampling=None if a.temperature is None else {"temperature": a.temperature, "top_p": 1.0}, timeout_s=a.timeout)
 
 def cmd_serve(a):
@@ -670,7 +674,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--judge", help="stage-3 judge, a Python function MODULE:FUNCTION")
     s.add_argument("--judge-url", help="stage-3 judge, a model behind this OpenAI-compatible base URL (key: $SAFEAGENTS_JUDGE_API_KEY)")
     s.add_argument("--judge-model", help="the model --judge-url serves")
-    s.add_argument("--judge-timeout", type=float, default=30.0, help="seconds per judge call (past it the call stands as stages 1-2 decided)")
+    s.add_argument("--judge-timeout", type=float, default=30.0, help="seconds per judge call, --judge or --judge-url (past it the call stands as stages 1-2 decided)")
     s.add_argument("--capture", action="store_true", help="request and keep token ids and logprobs per session")
     s.add_argument("--temperature", type=float, help="sample every request at this temperature (top_p 1), whatever the client asks")
     s.add_argument("--max-steps", type=int, help="model calls a session may make")
