@@ -89,8 +89,14 @@ def _stage2(scanner:Scanner, steps, session) -> dict:
 def _judged(judge, steps, call, findings, pool=None, timeout:float|None=None) -> tuple[list, str]:
     "The judge's finding on a call if it blocks it, and the judge's error if it failed or took over `timeout` seconds on `pool` (a failing judge adds nothing)."
     args = (_user_request(steps), call["function_name"], call["arguments"], findings)
-    try: r = pool.submit(judge, *args).result(timeout) if pool else judge(*args)
-    except FutureTimeout: return [], f"TimeoutError: the judge gave no verdict in {timeout} s"
+    try:
+        if pool is None: r = judge(*args)
+        else:
+            fut = pool.submit(judge, *args)
+            try: r = fut.result(timeout)
+            except FutureTimeout:
+                if fut.done(): raise  # the judge's own TimeoutError (the same class), not the wait's
+                fut.cancel(); return [], f"TimeoutError: the judge gave no verdict in {timeout} s"
     except Exception as e: return [], f"{type(e).__name__}: {str(e)[:300]}"
     return ([Finding("judge", "high", 3, f"judge: {r}")] if r else []), ""
 
