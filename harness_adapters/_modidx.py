@@ -587,6 +587,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                         'harness_adapters.guard._judged': ('guard.html#_judged', 'harness_adapters/guard.py'),
                                         'harness_adapters.guard._stage2': ('guard.html#_stage2', 'harness_adapters/guard.py'),
                                         'harness_adapters.guard._user_request': ('guard.html#_user_request', 'harness_adapters/guard.py'),
+                                        'harness_adapters.guard.drop_torn_tail': ('guard.html#drop_torn_tail', 'harness_adapters/guard.py'),
                                         'harness_adapters.guard.guard_event': ('guard.html#guard_event', 'harness_adapters/guard.py'),
                                         'harness_adapters.guard.judge_prompt': ('guard.html#judge_prompt', 'harness_adapters/guard.py'),
                                         'harness_adapters.guard.notice': ('guard.html#notice', 'harness_adapters/guard.py'),

@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_guard.ipynb #a6d12be5
 from __future__ import annotations
-import json, re, threading, time
+import json, re, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from collections import deque
 from dataclasses import asdict, dataclass
@@ -17,7 +17,7 @@ from .detectors import Finding, Scanner, seen_text, stage1, verdict_of
 
 # %% auto #0
 __all__ = ['JUDGE_SYSTEM', 'GuardEvent', 'notice', 'Decision', 'Guard', 'JudgeError', 'judge_prompt', 'parse_verdict', 'URLJudge',
-           'EventLog', 'guard_event']
+           'drop_torn_tail', 'EventLog', 'guard_event']
 
 # %% ../nbs/05_guard.ipynb #aa3443bf
 @dataclass(slots=True)
@@ -175,18 +175,39 @@ class URLJudge:
             raise JudgeError(f"judge at {self.endpoint} gave no answer ({type(e).__name__}: {str(e)[:200]})") from e
         return parse_verdict(text)
 
+# %% ../nbs/05_guard.ipynb #70740121
+def drop_torn_tail(path) -> int:
+    "Cut an incomplete last line (left by a writer killed mid-write) off the file at `path`, with a warning; bytes cut."
+    path = Path(path)
+    if not path.exists(): return 0
+    with open(path, "rb+") as f:
+        size = pos = f.seek(0, 2)
+        if not size: return 0
+        f.seek(size - 1)
+        if f.read(1) == b"\n": return 0
+        while pos > 0:  # back to the last newline, 64 KiB at a time
+            n = min(65536, pos); pos -= n; f.seek(pos); k = f.read(n).rfind(b"\n")
+            if k >= 0: pos += k + 1; break
+        f.truncate(pos)
+    warnings.warn(f"{path}: cut an incomplete last line ({size - pos} bytes) left by a writer stopped mid-write")
+    return size - pos
+
 # %% ../nbs/05_guard.ipynb #9ea83ec9
 class EventLog:
-    "Append-only JSON-lines file of `GuardEvent`s (no file: events are only kept in memory)."
+    """Append-only JSON-lines file of `GuardEvent`s (no file: events are only kept in memory).
+
+    Each line goes to the file in one unbuffered write, so a proxy killed mid-write (`SIGKILL`) can tear only the
+    last line; a log opened on a file whose last line is torn cuts it off first, so new lines start clean."""
     def __init__(self, path=None, keep:int=10000):
         self.path, self.recent, self.lock = path, deque(maxlen=keep), threading.Lock()
-        if path: Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.f = open(path, "a", encoding="utf-8") if path else None
+        if path: Path(path).parent.mkdir(parents=True, exist_ok=True); drop_torn_tail(path)
+        self.f = open(path, "ab", buffering=0) if path else None
     def write(self, e:GuardEvent):
-        "Append `e` and flush."
+        "Append `e` as one line, in one write."
+        line = (json.dumps(asdict(e)) + "\n").encode()
         with self.lock:
             self.recent.append(e)
-            if self.f: self.f.write(json.dumps(asdict(e)) + "\n"); self.f.flush()
+            if self.f: self.f.write(line)
     def close(self):
         with self.lock:
             if self.f: self.f.close(); self.f = None
