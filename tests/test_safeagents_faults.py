@@ -465,3 +465,19 @@ def test_events_file_survives_sigkill(tmp_path):
         assert "cut an incomplete last line" in err, err[-500:]
         after = [json.loads(l) for l in ev.read_text().splitlines()]  # every line JSON again
         assert len(after) > len(rows) and after[-1]["session"] == "after"
+
+
+def test_internal_fault(tmp_path, monkeypatch):
+    "A fault of the proxy's own (here: reading the conversation raises) still answers in the API's shape: a 500 JSON error, or a stream ending in an error event; nothing held is passed on."
+    import harness_adapters.safeagents as sa
+    with FaultyUpstream() as up, Proxy(ProxyConfig(up.url, timeout_s=5)) as px, httpx.Client(timeout=DEADLINE) as c:
+        def boom(*a, **k): raise RuntimeError("a bug")
+        monkeypatch.setattr(sa, "openai_steps", boom); monkeypatch.setattr(sa, "anthropic_steps", boom)
+        for api in ("openai", "anthropic"):
+            body = {"model": "good", "messages": MSGS, "max_tokens": 5, "tools": [BASH_A if api == "anthropic" else BASH]}
+            r = post(c, px.url, api, json=body)
+            assert_api_error(r, 500, 500); assert "RuntimeError" in r.json()["error"]["message"]
+            r = post(c, px.url, api, json=body | {"stream": True})
+            assert_stream_error(r); assert "wc -l" not in r.text
+        monkeypatch.undo()
+        good(c, px.url); good(c, px.url, api="anthropic", stream=True)
