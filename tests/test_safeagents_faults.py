@@ -376,6 +376,7 @@ def test_memory_bounded(rig):
     with httpx.Client(timeout=DEADLINE) as c:
         round_(c, 60); before = rss_mb()
         round_(c, 300); after = rss_mb()
+    print(f"RSS {before:.0f} MB -> {after:.0f} MB over 300 faults")
     assert after - before < 40, f"RSS grew {after - before:.1f} MB over 300 faults"
 
 
