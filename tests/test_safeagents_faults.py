@@ -482,3 +482,17 @@ def test_internal_fault(tmp_path, monkeypatch):
             assert_stream_error(r); assert "wc -l" not in r.text
         monkeypatch.undo()
         good(c, px.url); good(c, px.url, api="anthropic", stream=True)
+
+
+def test_idle_connection_kept(rig):
+    "A client connection idle for 6 s is still open (uvicorn's default closes it at 5 s, racing clients whose pools keep it 5 s)."
+    up, px, _ = rig
+    body = json.dumps({"model": "good", "messages": MSGS, "tools": [BASH]}).encode()
+    req = f"POST /s/idle/v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n".encode() + body
+    with socket.create_connection(("127.0.0.1", px.port), timeout=DEADLINE) as s:
+        for i in range(2):
+            if i: time.sleep(6)
+            s.sendall(req); got = b""
+            while b"wc -l" not in got:
+                chunk = s.recv(65536); assert chunk, "the proxy closed the idle connection"; got += chunk
+            assert got.startswith(b"HTTP/1.1 200"), got[:200]
