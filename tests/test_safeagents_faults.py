@@ -469,11 +469,10 @@ def test_events_file_survives_sigkill(tmp_path):
 
 
 def test_internal_fault(tmp_path, monkeypatch):
-    "A fault of the proxy's own (here: reading the conversation raises) still answers in the API's shape: a 500 JSON error, or a stream ending in an error event; nothing held is passed on."
-    import harness_adapters.safeagents as sa
+    "A fault of the proxy's own (here: the guard raises) still answers in the API's shape: a 500 JSON error, or a stream ending in an error event; nothing held is passed on."
     with FaultyUpstream() as up, Proxy(ProxyConfig(up.url, timeout_s=5)) as px, httpx.Client(timeout=DEADLINE) as c:
         def boom(*a, **k): raise RuntimeError("a bug")
-        monkeypatch.setattr(sa, "openai_steps", boom); monkeypatch.setattr(sa, "anthropic_steps", boom)
+        monkeypatch.setattr(px.state.guard, "check", boom)  # this proxy's guard only: the module rig's good session goes on
         for api in ("openai", "anthropic"):
             body = {"model": "good", "messages": MSGS, "max_tokens": 5, "tools": [BASH_A if api == "anthropic" else BASH]}
             r = post(c, px.url, api, json=body)
