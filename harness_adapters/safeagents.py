@@ -24,15 +24,15 @@ from .wire import (AnthropicStream, OpenAIStream, SSEParser, declared_anthropic,
 
 
 # %% auto #0
-__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'MALFORMED', 'log', 'SAMPLING_CLEARED', 'SCRUB', 'Turn',
-           'admin_token', 'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json', 'fwd_headers',
-           'upstream_error', 'passthrough', 'send', 'malformed', 'stream_broke', 'final_text', 'guard_check',
-           'openai_decide', 'sampling_body', 'capture_body', 'keep_turn', 'openai_final', 'openai_final_stream',
-           'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay', 'anthropic_decide',
-           'anthropic_final', 'anthropic_final_stream', 'anthropic_messages', 'anthropic_guard_response',
-           'anthropic_relay', 'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory',
-           'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub',
-           'cmd_publish', 'parser', 'main']
+__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'MALFORMED', 'SAMPLING_CLEARED', 'SCRUB', 'Turn', 'admin_token',
+           'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json', 'fwd_headers', 'upstream_error',
+           'passthrough', 'send', 'malformed', 'stream_broke', 'final_text', 'guard_check', 'openai_decide',
+           'sampling_body', 'capture_body', 'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat',
+           'openai_guard_response', 'close_upstream', 'openai_relay', 'anthropic_decide', 'anthropic_final',
+           'anthropic_final_stream', 'anthropic_messages', 'anthropic_guard_response', 'anthropic_relay',
+           'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory', 'check_pair',
+           'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub', 'cmd_publish',
+           'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -226,7 +226,7 @@ def _is_error_json(text:bytes) -> bool:
 
 # what reading an upstream answer of the wrong shape raises (a field of another type than the API's)
 MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError)
-log = logging.getLogger("safeagents")
+_log = logging.getLogger("safeagents")
 
 def malformed(e:Exception|None=None) -> JSONResponse:
     "502 for an upstream answer that is JSON but not the API's shape: it cannot be checked, so none of it goes on."
@@ -365,7 +365,7 @@ async def openai_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:
     except MALFORMED as e:  # a field of the wrong type: what is held cannot be checked, so the stream ends here
         yield stream_broke(f"upstream sent an event that is not this API's ({type(e).__name__}); the held part was not passed on", "openai")
     except Exception as e:  # a fault of the proxy's own: the client still gets a stream that ends in an error event
-        log.exception("safeagents: an OpenAI stream failed"); yield stream_broke(f"internal error ({type(e).__name__}); the held part was not passed on", "openai")
+        _log.exception("safeagents: an OpenAI stream failed"); yield stream_broke(f"internal error ({type(e).__name__}); the held part was not passed on", "openai")
     finally: await close_upstream(up, it, done)
 
 # %% ../nbs/05b_safeagents.ipynb #ee3d65fd
@@ -450,7 +450,7 @@ async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, 
     except MALFORMED as e:  # a field of the wrong type: what is held cannot be checked, so the stream ends here
         yield stream_broke(f"upstream sent an event that is not this API's ({type(e).__name__}); the held part was not passed on", "anthropic")
     except Exception as e:  # a fault of the proxy's own: the client still gets a stream that ends in an error event
-        log.exception("safeagents: an Anthropic stream failed"); yield stream_broke(f"internal error ({type(e).__name__}); the held part was not passed on", "anthropic")
+        _log.exception("safeagents: an Anthropic stream failed"); yield stream_broke(f"internal error ({type(e).__name__}); the held part was not passed on", "anthropic")
     finally: await close_upstream(up, it, done)
 
 # %% ../nbs/05b_safeagents.ipynb #da4f7997
@@ -476,7 +476,7 @@ def make_app(cfg:ProxyConfig) -> Starlette:
         "`handle`, with a fault of the proxy's own answered in the API's shape (500) on a connection that stays open."
         try: return await handle(req)
         except Exception as e:
-            log.exception("safeagents: %s %s failed", req.method, req.url.path)
+            _log.exception("safeagents: %s %s failed", req.method, req.url.path)
             return error(500, f"internal error ({type(e).__name__})", "api_error")
     @contextlib.asynccontextmanager
     async def lifespan(app):
