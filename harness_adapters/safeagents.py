@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from .atif_io import anthropic_steps, openai_steps
 from .envfacts import read_file
+from .detectors import Finding
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
 from .wire import (AnthropicStream, OpenAIStream, SSEParser, declared_anthropic, declared_openai,
     request_problem, rewrite_anthropic_content, rewrite_openai_message, sse, text_block_events)
@@ -78,6 +79,8 @@ class ProxyConfig:
             function, or a `URLJudge` for a model behind an OpenAI-compatible URL); off by default.
         judge_timeout_s (`float`): seconds the judge may take per call; past it (or when it raises) the call
             stands as stages 1-2 decided and the event says why (`judge_error`).
+        check_timeout_s (`float`): seconds the whole decision on one response may take (a plugin that hangs);
+            past it every call of the response is blocked, as when a scan raises (fail closed).
         events (`str | None`): the events file (JSON lines, appended).
 
     Parameters that control sessions:
@@ -110,6 +113,7 @@ class ProxyConfig:
     plugins: tuple = ()
     judge: Callable|None = None
     judge_timeout_s: float = 30.0
+    check_timeout_s: float = 120.0
     events: str|None = None
     capture: bool = False
     max_steps: int|None = None
@@ -144,8 +148,9 @@ class ProxyState:
         self.cfg, self.guard, self.log = cfg, Guard(cfg.plugins, cfg.judge, judge_timeout_s=cfg.judge_timeout_s), EventLog(cfg.events)
         self.steps, self.turns, self.lock = defaultdict(int), defaultdict(list), threading.Lock()
         self.client: httpx.AsyncClient|None = None
-        # a judge may wait on the network: checks then run on these threads, one per session in flight
-        self.pool = ThreadPoolExecutor(64, thread_name_prefix="safeagents-judge") if cfg.judge else None
+        # checks run on these threads, one per response in flight: a judge may wait on the network and a plugin may
+        # hang, and the event loop must go on serving the other sessions meanwhile
+        self.pool = ThreadPoolExecutor(64, thread_name_prefix="safeagents-check")
 
     def step(self, session) -> bool:
         "Count a model call of `session`; False when it is over the step limit."
@@ -244,9 +249,12 @@ def final_text(st:ProxyState, session) -> str:
 
 # %% ../nbs/05b_safeagents.ipynb #4ed87b48
 async def guard_check(st:ProxyState, steps:list, declared, session) -> list[Decision]:
-    "The guard's decisions; on a worker thread when a judge is set (it may wait on the network), so other sessions go on."
-    if st.pool is None: return st.guard.check(steps, declared, session)
-    return await asyncio.get_running_loop().run_in_executor(st.pool, st.guard.check, steps, declared, session)
+    "The guard's decisions, on a worker thread so that other sessions go on; all blocked past `check_timeout_s` (fail closed)."
+    t = st.cfg.check_timeout_s
+    try: return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(st.pool, st.guard.check, steps, declared, session), t)
+    except asyncio.TimeoutError:  # the thread cannot be stopped; its answer, if it ever comes, is dropped
+        return [Decision(c["tool_call_id"], c["function_name"], [Finding("timeout", "high", 2, f"no verdict in {t:g} s", error=True)])
+                for c in steps[-1].get("tool_calls") or []]
 
 async def openai_decide(st:ProxyState, body:dict, msg:dict, session) -> list[Decision]:
     "Decisions on the tool calls of assistant message `msg` answering request `body`."
@@ -487,7 +495,7 @@ def make_app(cfg:ProxyConfig) -> Starlette:
         try: yield
         finally:
             await st.client.aclose(); st.log.close()
-            if st.pool: st.pool.shutdown(wait=False)
+            st.pool.shutdown(wait=False)
             if st.guard.judge_pool: st.guard.judge_pool.shutdown(wait=False)
     app = Starlette(routes=[Route("/{path:path}", guarded, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])], lifespan=lifespan)
     app.state.safeagents = st
@@ -615,7 +623,8 @@ def judge_from_args(a):
 
 def config_from_args(a) -> ProxyConfig:
     "The `ProxyConfig` of `safeagents serve`'s arguments."
-    return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), a.judge_timeout, a.events, a.capture, a.max_steps,
+    return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), judge_timeout_s=a.judge_timeout, events=a.events,
+                       capture=a.capture, max_steps=a.max_steps,
                        sampling=None if a.temperature is None else {"temperature": a.temperature, "top_p": 1.0}, timeout_s=a.timeout)
 
 def cmd_serve(a):

@@ -495,3 +495,22 @@ def test_idle_connection_kept(rig):
             while b"wc -l" not in got:
                 chunk = s.recv(65536); assert chunk, "the proxy closed the idle connection"; got += chunk
             assert got.startswith(b"HTTP/1.1 200"), got[:200]
+
+
+def test_plugin_scan_hangs(monkeypatch):
+    "A scan that hangs: each response's calls are blocked once `check_timeout_s` passes (fail closed), the proxy keeps serving; when the scan lets go, calls are checked again."
+    let_go = threading.Event()
+    with FaultyUpstream() as up, Proxy(ProxyConfig(up.url, timeout_s=5, check_timeout_s=1.0)) as px, httpx.Client(timeout=DEADLINE) as c:
+        scan = px.state.guard.scanner.scan
+        def hang(*a, **k): let_go.wait(30); return scan(*a, **k)
+        monkeypatch.setattr(px.state.guard.scanner, "scan", hang)
+        for api, stream in (("openai", False), ("anthropic", True), ("openai", True)):
+            t0 = time.time()
+            r = post(c, px.url, api, f"h{api}{stream}", json={"model": "good", "messages": MSGS, "max_tokens": 5, "stream": stream,
+                                                             "tools": [BASH_A if api == "anthropic" else BASH]})
+            assert r.status_code == 200 and time.time() - t0 < 4, (r.status_code, time.time() - t0)
+            assert "blocked call to `bash`: atif-scan: timeout (error)" in r.text and "wc -l" not in r.text, r.text[:300]
+            assert c.get(px.url + "/v1/models").status_code == 200  # the event loop is free
+        let_go.set(); monkeypatch.undo()
+        time.sleep(0.2)
+        good(c, px.url); good(c, px.url, api="anthropic", stream=True)
