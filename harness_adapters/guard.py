@@ -4,7 +4,8 @@
 
 # %% ../nbs/05_guard.ipynb #a6d12be5
 from __future__ import annotations
-import json, re, threading, time
+import json, re, threading, time, warnings
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from .detectors import Finding, Scanner, seen_text, stage1, verdict_of
 
 # %% auto #0
 __all__ = ['JUDGE_SYSTEM', 'GuardEvent', 'notice', 'Decision', 'Guard', 'JudgeError', 'judge_prompt', 'parse_verdict', 'URLJudge',
-           'EventLog', 'guard_event']
+           'drop_torn_tail', 'EventLog', 'guard_event']
 
 # %% ../nbs/05_guard.ipynb #aa3443bf
 @dataclass(slots=True)
@@ -69,9 +70,13 @@ class Guard:
     "Stage 1, stage 2 (atif-scan, incremental per session) and an optional judge."
     def __init__(self, plugins=(), # atif-scan plugins, `MODULE:FACTORY`
                  judge:Callable|None=None, # `(request_text, name, args, findings) -> reason|None`
-                 scanner:Scanner|None=None): # a ready scanner (default: built from `plugins`)
-        self.scanner, self.judge = scanner or Scanner(plugins), judge
+                 scanner:Scanner|None=None, # a ready scanner (default: built from `plugins`)
+                 judge_timeout_s:float|None=30.0): # seconds a judge may take per call; past it the call stands as stages 1-2 decided
+        self.scanner, self.judge, self.judge_timeout_s = scanner or Scanner(plugins), judge, judge_timeout_s
         self.lock = threading.Lock()
+        # a judge runs on these threads so that one that hangs can be waited for with a timeout (a thread cannot be
+        # stopped: a hung call keeps its worker; when all are hung, the next calls time out waiting for one)
+        self.judge_pool = ThreadPoolExecutor(16, thread_name_prefix="guard-judge") if judge and judge_timeout_s else None
 
 # %% ../nbs/05_guard.ipynb #a7efae08
 def _stage2(scanner:Scanner, steps, session) -> dict:
@@ -81,9 +86,17 @@ def _stage2(scanner:Scanner, steps, session) -> dict:
         n = len(steps[-1].get("tool_calls") or [])
         return {i: [Finding("scan", "high", 2, error=True, detail=type(e).__name__)] for i in range(n)}
 
-def _judged(judge, steps, call, findings) -> tuple[list, str]:
-    "The judge's finding on a call if it blocks it, and the judge's error if it failed (a failing judge adds nothing)."
-    try: r = judge(_user_request(steps), call["function_name"], call["arguments"], findings)
+def _judged(judge, steps, call, findings, pool=None, timeout:float|None=None) -> tuple[list, str]:
+    "The judge's finding on a call if it blocks it, and the judge's error if it failed or took over `timeout` seconds on `pool` (a failing judge adds nothing)."
+    args = (_user_request(steps), call["function_name"], call["arguments"], findings)
+    try:
+        if pool is None: r = judge(*args)
+        else:
+            fut = pool.submit(judge, *args)
+            try: r = fut.result(timeout)
+            except FutureTimeout:
+                if fut.done(): raise  # the judge's own TimeoutError (the same class), not the wait's
+                fut.cancel(); return [], f"TimeoutError: the judge gave no verdict in {timeout} s"
     except Exception as e: return [], f"{type(e).__name__}: {str(e)[:300]}"
     return ([Finding("judge", "high", 3, f"judge: {r}")] if r else []), ""
 
@@ -101,7 +114,7 @@ def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent 
     for i, c in enumerate(calls):
         fs, jerr = stage1(c["function_name"], c["arguments"], declared, seen) + per.get(i, []), ""
         if self.judge and verdict_of(fs) != "block":
-            jf, jerr = _judged(self.judge, steps, c, fs); fs += jf
+            jf, jerr = _judged(self.judge, steps, c, fs, self.judge_pool, self.judge_timeout_s); fs += jf
         out.append(Decision(c["tool_call_id"], c["function_name"], fs, judge_error=jerr))
     ms = (time.perf_counter() - t0) * 1000 / max(len(calls), 1)
     for d in out: d.check_ms = ms
@@ -162,18 +175,39 @@ class URLJudge:
             raise JudgeError(f"judge at {self.endpoint} gave no answer ({type(e).__name__}: {str(e)[:200]})") from e
         return parse_verdict(text)
 
+# %% ../nbs/05_guard.ipynb #70740121
+def drop_torn_tail(path) -> int:
+    "Cut an incomplete last line (left by a writer killed mid-write) off the file at `path`, with a warning; bytes cut."
+    path = Path(path)
+    if not path.exists(): return 0
+    with open(path, "rb+") as f:
+        size = pos = f.seek(0, 2)
+        if not size: return 0
+        f.seek(size - 1)
+        if f.read(1) == b"\n": return 0
+        while pos > 0:  # back to the last newline, 64 KiB at a time
+            n = min(65536, pos); pos -= n; f.seek(pos); k = f.read(n).rfind(b"\n")
+            if k >= 0: pos += k + 1; break
+        f.truncate(pos)
+    warnings.warn(f"{path}: cut an incomplete last line ({size - pos} bytes) left by a writer stopped mid-write")
+    return size - pos
+
 # %% ../nbs/05_guard.ipynb #9ea83ec9
 class EventLog:
-    "Append-only JSON-lines file of `GuardEvent`s (no file: events are only kept in memory)."
+    """Append-only JSON-lines file of `GuardEvent`s (no file: events are only kept in memory).
+
+    Each line goes to the file in one unbuffered write, so a proxy killed mid-write (`SIGKILL`) can tear only the
+    last line; a log opened on a file whose last line is torn cuts it off first, so new lines start clean."""
     def __init__(self, path=None, keep:int=10000):
         self.path, self.recent, self.lock = path, deque(maxlen=keep), threading.Lock()
-        if path: Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.f = open(path, "a", encoding="utf-8") if path else None
+        if path: Path(path).parent.mkdir(parents=True, exist_ok=True); drop_torn_tail(path)
+        self.f = open(path, "ab", buffering=0) if path else None
     def write(self, e:GuardEvent):
-        "Append `e` and flush."
+        "Append `e` as one line, in one write."
+        line = (json.dumps(asdict(e)) + "\n").encode()
         with self.lock:
             self.recent.append(e)
-            if self.f: self.f.write(json.dumps(asdict(e)) + "\n"); self.f.flush()
+            if self.f: self.f.write(line)
     def close(self):
         with self.lock:
             if self.f: self.f.close(); self.f = None

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00b_runs.ipynb #64fc2d1d
 from __future__ import annotations
-import json, os, re, uuid
+import json, os, re, uuid, warnings
 from collections.abc import Sequence
 from pathlib import Path
 from .config import LOCAL_RUNS
@@ -110,12 +110,14 @@ def run_finished(run_dir: str | os.PathLike) -> bool:
 
 # %% ../nbs/00b_runs.ipynb #0fa1ef5a
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
-    "The JSON lines of the file at `path` (none if it does not exist; a torn line is skipped)."
-    out, path = [], Path(path)
+    "The JSON lines of the file at `path` (none if it does not exist); a line that is not JSON (a last line torn by a writer killed mid-write) is skipped with a warning."
+    out, bad, path = [], [], Path(path)
     if not path.exists(): return out
-    for line in path.read_text(errors="replace").splitlines():
+    for i, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        if not line.strip(): continue
         try: out.append(json.loads(line))
-        except json.JSONDecodeError: pass
+        except json.JSONDecodeError: bad.append(i)
+    if bad: warnings.warn(f"{path}: skipped {len(bad)} incomplete or invalid JSON line(s): line {', '.join(map(str, bad[:5]))}", stacklevel=2)
     return out
 
 def append_jsonl(path: str | os.PathLike, row: dict) -> None:

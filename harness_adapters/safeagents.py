@@ -4,7 +4,7 @@
 
 # %% ../nbs/05b_safeagents.ipynb #a6d12be5
 from __future__ import annotations
-import argparse, asyncio, contextlib, copy, hmac, importlib, json, os, re, secrets, sys, tempfile, threading, time
+import argparse, asyncio, contextlib, copy, hmac, importlib, json, logging, os, re, secrets, sys, tempfile, threading, time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -18,20 +18,22 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from .atif_io import anthropic_steps, openai_steps
 from .envfacts import read_file
+from .detectors import Finding
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
 from .wire import (AnthropicStream, OpenAIStream, SSEParser, declared_anthropic, declared_openai,
-    rewrite_anthropic_content, rewrite_openai_message, sse, text_block_events)
+    request_problem, rewrite_anthropic_content, rewrite_openai_message, sse, text_block_events)
 
 
 # %% auto #0
-__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'SAMPLING_CLEARED', 'SCRUB', 'Turn', 'admin_token',
+__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'MALFORMED', 'SAMPLING_CLEARED', 'SCRUB', 'Turn', 'admin_token',
            'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json', 'fwd_headers', 'upstream_error',
-           'passthrough', 'send', 'final_text', 'guard_check', 'openai_decide', 'sampling_body', 'capture_body',
-           'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream',
-           'openai_relay', 'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages',
-           'anthropic_relay', 'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory',
-           'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub',
-           'cmd_publish', 'parser', 'main']
+           'passthrough', 'send', 'malformed', 'stream_broke', 'final_text', 'guard_check', 'openai_decide',
+           'sampling_body', 'capture_body', 'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat',
+           'openai_guard_response', 'close_upstream', 'openai_relay', 'anthropic_decide', 'anthropic_final',
+           'anthropic_final_stream', 'anthropic_messages', 'anthropic_guard_response', 'anthropic_relay',
+           'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory', 'check_pair',
+           'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub', 'cmd_publish',
+           'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -75,6 +77,10 @@ class ProxyConfig:
         plugins (`tuple`): atif-scan plugins, `MODULE:FACTORY`.
         judge (`Callable | None`): stage 3, `(request_text, name, args, findings) -> reason | None` (a Python
             function, or a `URLJudge` for a model behind an OpenAI-compatible URL); off by default.
+        judge_timeout_s (`float`): seconds the judge may take per call; past it (or when it raises) the call
+            stands as stages 1-2 decided and the event says why (`judge_error`).
+        check_timeout_s (`float`): seconds the whole decision on one response may take (a plugin that hangs);
+            past it every call of the response is blocked, as when a scan raises (fail closed).
         events (`str | None`): the events file (JSON lines, appended).
 
     Parameters that control sessions:
@@ -90,6 +96,10 @@ class ProxyConfig:
     Parameters that bound bad input:
         max_body (`int`): largest request body accepted, bytes (larger: 413).
         timeout_s (`float`): upstream connect/read timeout (exceeded: 504, or an error event on a stream).
+        keep_alive_s (`float`): how long an idle client connection is kept open. Longer than the idle expiry of
+            client pools (httpx 5 s, Node's 4 s): at uvicorn's default of 5 s a busy proxy closes connections that a
+            client, whose clock of idleness started later, is just sending on, and the request fails (`ReadError`,
+            seen once in 5,000 requests with 1,000 sessions in `bench/safeagents_soak.py`).
 
     Parameters that keep the agent to its own session (the agent's tool calls can reach the proxy):
         passthrough (`str`): the upstream paths forwarded as they are, GET and HEAD only (a regular expression;
@@ -102,12 +112,15 @@ class ProxyConfig:
     port: int = 0
     plugins: tuple = ()
     judge: Callable|None = None
+    judge_timeout_s: float = 30.0
+    check_timeout_s: float = 120.0
     events: str|None = None
     capture: bool = False
     max_steps: int|None = None
     sampling: dict|None = None
     max_body: int = 32 * 1024 * 1024
     timeout_s: float = 600.0
+    keep_alive_s: float = 75.0
     passthrough: str = MODEL_ROUTES
     admin_token: str|None = field(default=None, repr=False)
 
@@ -132,11 +145,12 @@ def split_session(path:str) -> tuple[str|None, str]:
 class ProxyState:
     "The guard, the events log, and per-session step counts and turns."
     def __init__(self, cfg:ProxyConfig):
-        self.cfg, self.guard, self.log = cfg, Guard(cfg.plugins, cfg.judge), EventLog(cfg.events)
+        self.cfg, self.guard, self.log = cfg, Guard(cfg.plugins, cfg.judge, judge_timeout_s=cfg.judge_timeout_s), EventLog(cfg.events)
         self.steps, self.turns, self.lock = defaultdict(int), defaultdict(list), threading.Lock()
         self.client: httpx.AsyncClient|None = None
-        # a judge may wait on the network: checks then run on these threads, one per session in flight
-        self.pool = ThreadPoolExecutor(64, thread_name_prefix="safeagents-judge") if cfg.judge else None
+        # checks run on these threads, one per response in flight: a judge may wait on the network and a plugin may
+        # hang, and the event loop must go on serving the other sessions meanwhile
+        self.pool = ThreadPoolExecutor(64, thread_name_prefix="safeagents-check")
 
     def step(self, session) -> bool:
         "Count a model call of `session`; False when it is over the step limit."
@@ -153,6 +167,10 @@ def error(status:int, msg:str, kind:str="invalid_request_error") -> JSONResponse
     "A JSON error both SDKs read (`error.message`, `error.type`)."
     return JSONResponse({"type": "error", "error": {"type": kind, "message": f"safeagents: {msg}"}}, status_code=status)
 
+def _not_json(word:str):
+    "Python's `json` reads `NaN` and `Infinity`; JSON has no such values (and the upstream request could not be encoded)."
+    raise ValueError(f"{word} is not JSON")
+
 async def read_json(req:Request, limit:int):
     "The request's JSON object, or an error response (413 too large, 400 not a JSON object)."
     if int(req.headers.get("content-length") or 0) > limit: return error(413, f"request body over {limit} bytes")
@@ -160,8 +178,9 @@ async def read_json(req:Request, limit:int):
     async for chunk in req.stream():
         body += chunk
         if len(body) > limit: return error(413, f"request body over {limit} bytes")
-    try: data = json.loads(body)
-    except ValueError: return error(400, "request body is not valid JSON")
+    try: data = json.loads(body, parse_constant=_not_json)
+    except RecursionError: return error(400, "request body is nested too deeply")
+    except ValueError: return error(400, "request body is not valid JSON (UTF-8, no NaN or Infinity)")
     return data if isinstance(data, dict) else error(400, "request body must be a JSON object")
 
 # %% ../nbs/05b_safeagents.ipynb #a17d21c3
@@ -201,7 +220,28 @@ async def send(st:ProxyState, path:str, req:Request, body:dict, stream:bool):
     if up.status_code < 400: return up
     text = (await up.aread())[:2000]; await up.aclose()
     if up.status_code >= 500: return error(502, f"upstream returned {up.status_code}: {text.decode('utf-8', 'replace')}", "api_error")
-    return Response(text, status_code=up.status_code, headers=fwd_headers(up.headers))
+    if _is_error_json(text): return Response(text, status_code=up.status_code, headers=fwd_headers(up.headers))
+    return error(up.status_code, f"upstream returned {up.status_code}: {text.decode('utf-8', 'replace')}")
+
+def _is_error_json(text:bytes) -> bool:
+    "Whether an upstream's error body is a JSON object with an `error` (which SDKs read as it is)."
+    try: v = json.loads(text)
+    except ValueError: return False
+    return isinstance(v, dict) and "error" in v
+
+# what reading an upstream answer of the wrong shape raises (a field of another type than the API's)
+MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+_log = logging.getLogger("safeagents")
+
+def malformed(e:Exception|None=None) -> JSONResponse:
+    "502 for an upstream answer that is JSON but not the API's shape: it cannot be checked, so none of it goes on."
+    why = f" ({type(e).__name__})" if e else ""
+    return error(502, f"upstream answered with JSON that is not a response of this API{why}; nothing of it was passed on", "api_error")
+
+def stream_broke(why:str, api:str) -> bytes:
+    "The error event that ends a stream the proxy cannot finish, in `api`'s shape."
+    e = {"type": "api_error", "message": f"safeagents: {why}"}
+    return sse({"type": "error", "error": e}, "error") if api == "anthropic" else sse({"error": e})
 
 def final_text(st:ProxyState, session) -> str:
     "The message that ends a session past its step limit."
@@ -209,9 +249,12 @@ def final_text(st:ProxyState, session) -> str:
 
 # %% ../nbs/05b_safeagents.ipynb #4ed87b48
 async def guard_check(st:ProxyState, steps:list, declared, session) -> list[Decision]:
-    "The guard's decisions; on a worker thread when a judge is set (it may wait on the network), so other sessions go on."
-    if st.pool is None: return st.guard.check(steps, declared, session)
-    return await asyncio.get_running_loop().run_in_executor(st.pool, st.guard.check, steps, declared, session)
+    "The guard's decisions, on a worker thread so that other sessions go on; all blocked past `check_timeout_s` (fail closed)."
+    t = st.cfg.check_timeout_s
+    try: return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(st.pool, st.guard.check, steps, declared, session), t)
+    except asyncio.TimeoutError:  # the thread cannot be stopped; its answer, if it ever comes, is dropped
+        return [Decision(c["tool_call_id"], c["function_name"], [Finding("timeout", "high", 2, f"no verdict in {t:g} s", error=True)])
+                for c in steps[-1].get("tool_calls") or []]
 
 async def openai_decide(st:ProxyState, body:dict, msg:dict, session) -> list[Decision]:
     "Decisions on the tool calls of assistant message `msg` answering request `body`."
@@ -264,7 +307,7 @@ async def openai_chat(st:ProxyState, req:Request, path:str, session) -> Response
     "Handle one OpenAI chat-completions call."
     body = await read_json(req, st.cfg.max_body)
     if isinstance(body, Response): return body
-    if not isinstance(body.get("messages"), list): return error(400, "`messages` must be a list")
+    if p := request_problem(body, "openai"): return error(400, p)
     stream = bool(body.get("stream"))
     if not st.step(session):
         text = final_text(st, session)
@@ -275,7 +318,9 @@ async def openai_chat(st:ProxyState, req:Request, path:str, session) -> Response
     if stream: return StreamingResponse(openai_relay(st, body, up, session, t0), media_type="text/event-stream")
     try: data = up.json()
     except ValueError: return error(502, "upstream answered with something that is not JSON", "api_error")
-    return JSONResponse(await openai_guard_response(st, body, data, session, t0))
+    if not isinstance(data, dict): return malformed()
+    try: return JSONResponse(await openai_guard_response(st, body, data, session, t0))
+    except MALFORMED as e: return malformed(e)
 
 async def openai_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None) -> dict:
     "The non-streamed response `data`, checked and rewritten; its turn recorded."
@@ -311,6 +356,7 @@ async def openai_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:
                     if data.strip() == "[DONE]": done = True; break
                     try: d = json.loads(data)
                     except ValueError: continue
+                    if not isinstance(d, dict): continue  # not an event of this API: skipped like garbled text
                     if "error" in d: out.append(sse(d)); done = True; break
                     if s.feed(d): out.append(sse(data))  # not held: the upstream's event as it came
                 if out: yield b"".join(out)
@@ -324,6 +370,10 @@ async def openai_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:
         keep_turn(st, session, "openai", s.prompt_token_ids, s.token_ids or None, s.logprobs or None, "stop" if any(d.blocked for d in ds) and not
                   any(not d.blocked for d in ds) and s.finish == "tool_calls" else s.finish, ds, body, shown, t0)
         yield b"".join([sse(x) for x in s.release(ds)] + [sse("[DONE]")])
+    except MALFORMED as e:  # a field of the wrong type: what is held cannot be checked, so the stream ends here
+        yield stream_broke(f"upstream sent an event that is not this API's ({type(e).__name__}); the held part was not passed on", "openai")
+    except Exception as e:  # a fault of the proxy's own: the client still gets a stream that ends in an error event
+        _log.exception("safeagents: an OpenAI stream failed"); yield stream_broke(f"internal error ({type(e).__name__}); the held part was not passed on", "openai")
     finally: await close_upstream(up, it, done)
 
 # %% ../nbs/05b_safeagents.ipynb #ee3d65fd
@@ -355,7 +405,7 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
     "Handle one Anthropic messages call."
     body = await read_json(req, st.cfg.max_body)
     if isinstance(body, Response): return body
-    if not isinstance(body.get("messages"), list): return error(400, "`messages` must be a list")
+    if p := request_problem(body, "anthropic"): return error(400, p)
     stream = bool(body.get("stream"))
     if not st.step(session):
         text = final_text(st, session)
@@ -366,13 +416,19 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
     if stream: return StreamingResponse(anthropic_relay(st, body, up, session, t0), media_type="text/event-stream")
     try: data = copy.deepcopy(up.json())
     except ValueError: return error(502, "upstream answered with something that is not JSON", "api_error")
+    if not isinstance(data, dict): return malformed()
+    try: return JSONResponse(await anthropic_guard_response(st, body, data, session, t0))
+    except MALFORMED as e: return malformed(e)
+
+async def anthropic_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None) -> dict:
+    "The non-streamed Messages response `data`, checked and rewritten; its turn recorded."
     ds = await anthropic_decide(st, body, data.get("content") or [], session)
     if any(d.blocked for d in ds):
         data["content"], left = rewrite_anthropic_content(data["content"], ds)
         if not left and data.get("stop_reason") == "tool_use": data["stop_reason"] = "end_turn"
     keep_turn(st, session, "anthropic", None, None, None, data.get("stop_reason"), ds, body,
               {"role": "assistant", "content": data.get("content")}, t0)
-    return JSONResponse(data)
+    return data
 
 # %% ../nbs/05b_safeagents.ipynb #f7df56c1
 async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:float|None=None):
@@ -385,6 +441,7 @@ async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, 
                 for name, data in parser.feed(raw):
                     try: d = json.loads(data)
                     except ValueError: continue
+                    if not isinstance(d, dict): continue  # not an event of this API: skipped like garbled text
                     if d.get("type") == "error": yield b"".join(out + [sse(d, "error")]); return
                     if s.feed(name, d): out.append(sse(data, name))  # not held: the upstream's event as it came
                     if d.get("type") == "message_stop": done = True
@@ -398,6 +455,10 @@ async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, 
         shown = rewrite_anthropic_content(s.content, ds)[0] if any(d.blocked for d in ds) else s.content
         keep_turn(st, session, "anthropic", None, None, None, s.stop, ds, body, {"role": "assistant", "content": shown}, t0)
         yield b"".join(sse(x, n) for n, x in s.release(ds))
+    except MALFORMED as e:  # a field of the wrong type: what is held cannot be checked, so the stream ends here
+        yield stream_broke(f"upstream sent an event that is not this API's ({type(e).__name__}); the held part was not passed on", "anthropic")
+    except Exception as e:  # a fault of the proxy's own: the client still gets a stream that ends in an error event
+        _log.exception("safeagents: an Anthropic stream failed"); yield stream_broke(f"internal error ({type(e).__name__}); the held part was not passed on", "anthropic")
     finally: await close_upstream(up, it, done)
 
 # %% ../nbs/05b_safeagents.ipynb #da4f7997
@@ -419,6 +480,12 @@ def make_app(cfg:ProxyConfig) -> Starlette:
         if req.method == "POST" and path == "/v1/chat/completions": return await openai_chat(st, req, path, session)
         if req.method == "POST" and path == "/v1/messages": return await anthropic_messages(st, req, path, session)
         return await passthrough(st, req, path)
+    async def guarded(req:Request) -> Response:
+        "`handle`, with a fault of the proxy's own answered in the API's shape (500) on a connection that stays open."
+        try: return await handle(req)
+        except Exception as e:
+            _log.exception("safeagents: %s %s failed", req.method, req.url.path)
+            return error(500, f"internal error ({type(e).__name__})", "api_error")
     @contextlib.asynccontextmanager
     async def lifespan(app):
         t = httpx.Timeout(cfg.timeout_s, connect=min(cfg.timeout_s, 30.0))
@@ -428,8 +495,9 @@ def make_app(cfg:ProxyConfig) -> Starlette:
         try: yield
         finally:
             await st.client.aclose(); st.log.close()
-            if st.pool: st.pool.shutdown(wait=False)
-    app = Starlette(routes=[Route("/{path:path}", handle, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])], lifespan=lifespan)
+            st.pool.shutdown(wait=False)
+            if st.guard.judge_pool: st.guard.judge_pool.shutdown(wait=False)
+    app = Starlette(routes=[Route("/{path:path}", guarded, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])], lifespan=lifespan)
     app.state.safeagents = st
     return app
 
@@ -439,7 +507,8 @@ class Proxy:
     def __init__(self, cfg:ProxyConfig):
         self.cfg, self.app = cfg, make_app(cfg)
         self.state: ProxyState = self.app.state.safeagents
-        self.server = uvicorn.Server(uvicorn.Config(self.app, host=cfg.host, port=cfg.port, log_level="warning", lifespan="on"))
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host=cfg.host, port=cfg.port, log_level="warning", lifespan="on",
+                                                    timeout_keep_alive=cfg.keep_alive_s))
         self.thread = None
 
     def start(self, timeout:float=30) -> "Proxy":
@@ -554,7 +623,8 @@ def judge_from_args(a):
 
 def config_from_args(a) -> ProxyConfig:
     "The `ProxyConfig` of `safeagents serve`'s arguments."
-    return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), a.events, a.capture, a.max_steps,
+    return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), judge_timeout_s=a.judge_timeout, events=a.events,
+                       capture=a.capture, max_steps=a.max_steps,
                        sampling=None if a.temperature is None else {"temperature": a.temperature, "top_p": 1.0}, timeout_s=a.timeout)
 
 def cmd_serve(a):
@@ -564,7 +634,7 @@ def cmd_serve(a):
     if cfg.capture and not os.environ.get("SAFEAGENTS_ADMIN_TOKEN"):   # a token drawn here: say it, or nobody can read the turns
         print(f"safeagents: captured turns need the header {ADMIN_HEADER}: {cfg.admin_token} "
               "(set SAFEAGENTS_ADMIN_TOKEN to choose it)", file=sys.stderr, flush=True)
-    uvicorn.run(make_app(cfg), host=cfg.host, port=cfg.port, log_level="warning")
+    uvicorn.run(make_app(cfg), host=cfg.host, port=cfg.port, log_level="warning", timeout_keep_alive=cfg.keep_alive_s)
     return 0
 
 def check_sources(guard:Guard, path) -> Iterator[dict]:
@@ -630,7 +700,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--judge", help="stage-3 judge, a Python function MODULE:FUNCTION")
     s.add_argument("--judge-url", help="stage-3 judge, a model behind this OpenAI-compatible base URL (key: $SAFEAGENTS_JUDGE_API_KEY)")
     s.add_argument("--judge-model", help="the model --judge-url serves")
-    s.add_argument("--judge-timeout", type=float, default=30.0, help="seconds per judge call (past it the call stands as stages 1-2 decided)")
+    s.add_argument("--judge-timeout", type=float, default=30.0, help="seconds per judge call, --judge or --judge-url (past it the call stands as stages 1-2 decided)")
     s.add_argument("--capture", action="store_true", help="request and keep token ids and logprobs per session")
     s.add_argument("--temperature", type=float, help="sample every request at this temperature (top_p 1), whatever the client asks")
     s.add_argument("--max-steps", type=int, help="model calls a session may make")

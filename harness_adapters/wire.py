@@ -12,8 +12,42 @@ from .guard import Decision, notice
 
 
 # %% auto #0
-__all__ = ['declared_openai', 'rewrite_openai_message', 'declared_anthropic', 'rewrite_anthropic_content', 'SSEParser', 'sse',
-           'OpenAIStream', 'AnthropicStream', 'text_block_events']
+__all__ = ['request_problem', 'declared_openai', 'rewrite_openai_message', 'declared_anthropic', 'rewrite_anthropic_content',
+           'SSEParser', 'sse', 'OpenAIStream', 'AnthropicStream', 'text_block_events']
+
+# %% ../nbs/05a_wire.ipynb #92b8e074
+def _is_parts(x) -> bool:
+    "A list of content parts (objects) whose `text`, where present, is a string."
+    return isinstance(x, list) and all(isinstance(p, dict) and isinstance(p.get("text", ""), str) for p in x)
+
+def _is_objects(x) -> bool: return isinstance(x, list) and all(isinstance(t, dict) for t in x)
+
+def _message_problem(m, i:int) -> str|None:
+    "What is wrong with message `m` at index `i` (None: nothing)."
+    if not isinstance(m, dict): return f"`messages[{i}]` must be an object"
+    if not isinstance(m.get("role"), str): return f"`messages[{i}].role` must be a string"
+    c = m.get("content")
+    if c is not None and not isinstance(c, str) and not _is_parts(c): return f"`messages[{i}].content` must be a string or a list of content parts"
+    for b in c if isinstance(c, list) else []:
+        if b.get("type") == "tool_result" and b.get("content") is not None and not isinstance(b["content"], str) and not _is_parts(b["content"]):
+            return f"`messages[{i}].content`: a `tool_result`'s content must be a string or a list of content parts"
+    tc = m.get("tool_calls")
+    if tc is not None and not (_is_objects(tc) and all(isinstance(t.get("function") or {}, dict) for t in tc)):
+        return f"`messages[{i}].tool_calls` must be a list of objects, each with a `function` object"
+    return None
+
+def request_problem(body:dict, api:str) -> str|None:
+    "What is wrong with the shape of chat request `body` in `api` (openai | anthropic) in the fields the proxy reads (None: nothing)."
+    if not isinstance(body.get("messages"), list): return "`messages` must be a list"
+    if body.get("stream") is not None and not isinstance(body["stream"], bool): return "`stream` must be true or false"
+    for k in ("tools", "functions"):
+        if body.get(k) is not None and not _is_objects(body[k]): return f"`{k}` must be a list of objects"
+    for t in body.get("tools") or []:
+        if not isinstance(t.get("function") or {}, dict): return "`tools[].function` must be an object"
+    s = body.get("system")
+    if api == "anthropic" and s is not None and not isinstance(s, str) and not _is_parts(s):
+        return "`system` must be a string or a list of text blocks"
+    return next((p for i, m in enumerate(body["messages"]) if (p := _message_problem(m, i))), None)
 
 # %% ../nbs/05a_wire.ipynb #8395a4de
 def declared_openai(body:dict) -> set:
