@@ -107,7 +107,7 @@ def rendered_sample(messages: list[dict],  # OpenAI chat messages
         mask[len(p):end] = [1] * (end - len(p))
     return SFTSample(origin, whole, mask)
 
-# %% ../nbs/10d_sft.ipynb #36fced27
+# %% ../nbs/10d_sft.ipynb #92c7406f
 def session_inputs(inputs) -> list[tuple[Path, Path]]:
     "(root, file) of each session file under `inputs` (files or folders), a rollout's `trajectory.json` left out."
     found = [(root, f) for root, f in input_files([Path(x) for x in inputs])
@@ -122,7 +122,8 @@ def data_hash(files) -> str:
 def read_samples(inputs,        # session files or folders
                  tok,           # the base's tokenizer
                  template: str, # its chat template
-                 preset) -> list[SFTSample]:
+                 preset,
+                 tools: list[dict] | None = None) -> list[SFTSample]:  # tool definitions where a trajectory has none
     "Every training row of `inputs`, scrubbed, masked and checked; the first bad file raises `SFTInputError`."
     out = []
     for root, f in session_inputs(inputs):
@@ -131,7 +132,7 @@ def read_samples(inputs,        # session files or folders
             where = str(f) + (src.origin[src.origin.rindex("#"):] if "#" in src.origin else "")
             if src.error: raise SFTInputError(f"{where}: {src.error}")
             t = scrub(src.trajectory)
-            out.append(rendered_sample(atif_messages(t), atif_tools(t), tok, template, where))
+            out.append(rendered_sample(atif_messages(t), atif_tools(t) or tools, tok, template, where))
     return out
 
 # %% ../nbs/10d_sft.ipynb #294a493f
@@ -194,9 +195,9 @@ def write_adapter(model,                 # the trained PEFT model
     finally: shutil.rmtree(staging, ignore_errors=True)
     return c
 
-# %% ../nbs/10d_sft.ipynb #ca18bb54
+# %% ../nbs/10d_sft.ipynb #6150c96e
 def sft(inputs, out, model: str = "tiny", harness: str = "pi", steps: int = 20, lr: float = 2e-4, seed: int = 0,
-        batch: int | None = None, weights=None, log=print) -> dict:
+        batch: int | None = None, weights=None, tools=None, log=print) -> dict:
     "Train a LoRA adapter on the sessions under `inputs` and write it to `out`; returns its card."
     from transformers import AutoTokenizer                # lazy, as above
     p, out = get_preset(model), Path(out)
@@ -205,7 +206,8 @@ def sft(inputs, out, model: str = "tiny", harness: str = "pi", steps: int = 20, 
     tok = AutoTokenizer.from_pretrained(w)
     template = fixed_chat_template(p, w) or tok.chat_template
     files = [f for _, f in session_inputs(inputs)]
-    samples = read_samples(inputs, tok, template, p)
+    defs = json.loads(Path(tools).read_text()) if tools else None
+    samples = read_samples(inputs, tok, template, p, defs)
     cut = [s for s in samples if len(s.input_ids) > p.max_model_len]
     for s in cut: s.input_ids, s.loss_mask = s.input_ids[:p.max_model_len], s.loss_mask[:p.max_model_len]
     h = data_hash(files)
@@ -214,7 +216,8 @@ def sft(inputs, out, model: str = "tiny", harness: str = "pi", steps: int = 20, 
     trained = train_lora(samples, p, w, steps=steps, lr=lr, seed=seed, batch=batch, log=log)
     card = run_card(p, harness, run_id=f"sft-{h[:12]}", guard=False,
                     training={"method": "sft", "data_sha256": h, "files": len(files), "sequences": len(samples),
-                              "steps": steps, "learning_rate": lr, "seed": seed, "batch": batch or p.micro_batches})
+                              "steps": steps, "learning_rate": lr, "seed": seed, "batch": batch or p.micro_batches,
+                              "tools": file_sha256(tools) if tools else None})
     c = write_adapter(trained, out, card, steps)
     log(f"sft: wrote {out} ({c['adapter']['revision']})")
     return c
@@ -229,8 +232,9 @@ def sft_cli(argv: list[str]) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--batch", type=int, default=None, help="sessions a step (default: the preset's micro_batches)")
     ap.add_argument("--weights", default=None, help="the base's weights folder (default: the preset's)")
+    ap.add_argument("--tools", default=None, help="JSON list of OpenAI tool definitions for sessions that record none (pi logs)")
     a = ap.parse_args(argv)
-    try: sft(a.sessions, a.out, a.model, a.harness, a.steps, a.lr, a.seed, a.batch, a.weights)
+    try: sft(a.sessions, a.out, a.model, a.harness, a.steps, a.lr, a.seed, a.batch, a.weights, a.tools)
     except SFTInputError as e:
         print(f"harness-adapters sft: error: {e}", file=sys.stderr); return 1
     return 0
