@@ -1048,6 +1048,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                       'harness_adapters.sft.data_hash': ('sft.html#data_hash', 'harness_adapters/sft.py'),
                                       'harness_adapters.sft.read_samples': ('sft.html#read_samples', 'harness_adapters/sft.py'),
                                       'harness_adapters.sft.rendered_sample': ('sft.html#rendered_sample', 'harness_adapters/sft.py'),
+                                      'harness_adapters.sft.run_model': ('sft.html#run_model', 'harness_adapters/sft.py'),
                                       'harness_adapters.sft.session_inputs': ('sft.html#session_inputs', 'harness_adapters/sft.py'),
                                       'harness_adapters.sft.sft': ('sft.html#sft', 'harness_adapters/sft.py'),
                                       'harness_adapters.sft.sft_cli': ('sft.html#sft_cli', 'harness_adapters/sft.py'),
