@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("harness_adapters.evaluator:eval_cli", "evaluate checkpoints against the base model on held-out tasks, in one server"),
     "report": ("harness_adapters.dashboard:report_cli", "write a run's figures and standalone HTML report"),
     "envs": ("harness_adapters.envbuilder:envs_cli", "build verifiable tasks from agent trajectories"),
+    "sft": ("harness_adapters.sft:sft_cli", "train a LoRA adapter on saved agent sessions (supervised)"),
 }
 
 def _user_errors() -> tuple[type[BaseException], ...]:

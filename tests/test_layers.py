@@ -45,6 +45,7 @@ LAYERS = {
     "envtests": {"envfacts", "sandbox"},
     "envbuilder": {"config", "envfacts", "envtests", "rollouts", "runs", "serving", "tasks"},
     "dashboard": {"config", "runs", "stats", "tasks"},
+    "sft": {"atif_io", "config", "envfacts", "models", "rollouts", "runs", "safeagents", "samples", "trainer"},
     "cli": {"config", "serving"},
     "__init__": set(),
 }
