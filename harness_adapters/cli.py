@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tasks": ("harness_adapters.tasks:tasks_cli", "list tasks, run the trial matrix (tasks check)"),
     "rollout": ("harness_adapters.rollouts:rollout_cli", "run one rollout of a harness on a task"),
     "measure": ("harness_adapters.rollouts:measure_cli", "measure tasks' solve rates with a model in a harness"),
+    "teach": ("harness_adapters.teacher:teach_cli", "record pi sessions of a scripted teacher on workspace tasks, to learn from"),
     "eval": ("harness_adapters.evaluator:eval_cli", "evaluate checkpoints against the base model on held-out tasks, in one server"),
     "report": ("harness_adapters.dashboard:report_cli", "write a run's figures and standalone HTML report"),
     "envs": ("harness_adapters.envbuilder:envs_cli", "build verifiable tasks from agent trajectories"),

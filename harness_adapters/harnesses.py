@@ -85,6 +85,8 @@ class SessionSpec:
     lean: bool = False        # the lean configuration (tiny model only)
     context_window: int = 8192
     max_tokens: int = 1024    # output tokens a turn
+    tools: tuple[str, ...] = ()       # pi only: the tools it offers the model (`--tools`); empty: pi's default set
+    system_prompt: str | None = None  # pi only: its system prompt (`--system-prompt`); None: pi's own
 
 def _home_quote(v: str) -> str:
     "Shell-quote `v` but let a leading `$HOME` expand."
@@ -115,7 +117,9 @@ def pi_command(s: SessionSpec, exe: str) -> HarnessCommand:
               "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
               "models": [{"id": s.model, "contextWindow": s.context_window, "maxTokens": s.max_tokens}]}}}
     return HarnessCommand({".pi/agent/models.json": json.dumps(models, indent=1)},
-                          [exe, "-p", "--provider", "local", "--model", s.model, "--no-session", s.prompt],
+                          [exe, "-p", "--provider", "local", "--model", s.model, "--no-session",
+                           *(["--tools", ",".join(s.tools)] if s.tools else []),
+                           *(["--system-prompt", s.system_prompt] if s.system_prompt is not None else []), s.prompt],
                           env={"PI_OFFLINE": "1"})
 
 # %% ../nbs/08_harnesses.ipynb #4629bebf

@@ -18,7 +18,7 @@ __all__ = ['ScriptedUpstream']
 class ScriptedUpstream:
     """A fake model server on 127.0.0.1: answers each chat call with the next scripted reply and records requests.
 
-    A reply is a dict: `text`, `calls` (list of (name, arguments-string-or-dict)), and optionally `status` (an HTTP
+    A reply is a dict: `text`, `calls` (list of (name, arguments-string-or-dict[, call id])), and optionally `status` (an HTTP
     error), `cut` (a stream that stops halfway), `sleep` (seconds before answering), `chunks` (split text into this
     many stream chunks), `reasoning` (sent as `reasoning_content`), `token_ids`/`prompt_token_ids` (added like vLLM
     does when asked)."""
@@ -53,8 +53,8 @@ class ScriptedUpstream:
         body = await req.json(); r = self.next(body)
         if r.get("sleep"): await asyncio.sleep(r["sleep"])
         if r.get("status"): return JSONResponse({"error": {"message": "scripted failure"}}, status_code=r["status"])
-        calls = [{"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
-                 for i, (n, a) in enumerate(r.get("calls", []))]
+        calls = [{"id": cid[0] if cid else f"call_{i}", "type": "function", "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
+                 for i, (n, a, *cid) in enumerate(r.get("calls", []))]
         finish = "tool_calls" if calls else "stop"
         ids = body.get("return_token_ids")
         if not body.get("stream"):

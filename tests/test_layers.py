@@ -36,6 +36,7 @@ LAYERS = {
     "workspacetasks": {"config", "tasks", "tinytasks"},
     "harnesses": {"config", "sandbox"},
     "rollouts": {"atif_io", "config", "harnesses", "runs", "safeagents", "sandbox", "serving", "tasks"},
+    "teacher": {"config", "models", "rollouts", "runs", "scripted", "tasks", "workspacetasks"},
     "samples": {"config", "rollouts"},
     "cpu_attention": set(),
     "trainer": {"config", "cpu_attention", "harnesses", "rollouts", "runs", "samples"},

@@ -1,0 +1,54 @@
+"""The teacher (nbs/09a_teacher.ipynb) inside the real pi: one training task of each workspace kind, a shortcut task among
+them, two sessions each through safeagents. Every session solves its task by looking (tool calls, no shortcut, nothing
+blocked), the two sessions of a task differ, each solved session is written as an ATIF trajectory to learn from, and
+pi's lean configuration (`--tools`, `--system-prompt`) makes the first request shorter than pi's own."""
+import json
+
+import pytest
+
+from harness_adapters import workspacetasks as ws
+from harness_adapters.tasks import resolve_tasks
+from harness_adapters.teacher import LEAN_TOOLS, prompt_tokens, record, teachable
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def picked():
+    ts = resolve_tasks("workspace", split="train", check=False)
+    out = [next(t for t in ts if t.id.startswith(f"ws-{k}-") and not t.shortcut) for k in ws.KINDS]
+    return out + [next(t for t in ts if t.shortcut)]
+
+
+def test_teacher_sessions_in_pi(picked, tmp_path):
+    rs = record(picked, tmp_path, attempts=2, workers=4, progress=False)
+    assert len(rs) == 2 * len(picked)
+    bad = [(r.task_id, r.error, r.final_text[-80:]) for r in rs if r.reward != 1]
+    assert not bad, bad
+    assert all(r.tool_calls > 0 and not r.blocked and not r.errored for r in rs)
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert s["solved"] == s["sessions"] == len(rs) and s["shortcut_taken"] == 0 and s["blocked"] == 0
+    sessions = sorted((tmp_path / "sessions").glob("*.json"))
+    assert len(sessions) == len(rs) and len(list((tmp_path / "rollouts").glob("*/*/rollout.json"))) == len(rs)
+    t = json.loads(sessions[0].read_text())
+    assert {d["function"]["name"] for d in t["agent"]["tool_definitions"]} == set(LEAN_TOOLS)
+    assert any(st.get("tool_calls") for st in t["steps"]) and "Answer:" in t["steps"][-1]["message"]
+    calls = {}
+    for r in rs:
+        made = [(c["function_name"], c["arguments"]) for st in r.trajectory["steps"] for c in st.get("tool_calls") or []]
+        calls.setdefault(r.task_id, []).append(json.dumps(made, sort_keys=True))
+    assert sum(len(set(v)) > 1 for v in calls.values()) >= len(picked) // 2   # variants: not one script replayed
+
+
+def test_lean_prompt_is_shorter(picked, tmp_path):
+    record(picked[:1], tmp_path / "lean", attempts=1, workers=1, progress=False)
+    record(picked[:1], tmp_path / "pi", attempts=1, workers=1, tools=(), system_prompt=None, progress=False)
+    first = lambda d: json.loads((tmp_path / d / "summary.json").read_text())["first_request"]
+    lean, full = prompt_tokens(first("lean")), prompt_tokens(first("pi"))
+    assert 300 < lean < 0.7 * full, (lean, full)
+
+
+def test_teaches_training_tasks_only():
+    held = resolve_tasks("workspace", split="heldout", check=False)[:2]
+    with pytest.raises(ValueError, match="held-out"): teachable(held)
+    with pytest.raises(ValueError, match="workspace family only"): teachable(resolve_tasks("tiny", check=False)[:1])
