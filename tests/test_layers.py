@@ -27,7 +27,7 @@ LAYERS = {
     "packs.traj2envs": {"packs.common"},
     "guard": {"detectors"},
     "wire": {"atif_io", "guard"},
-    "safeagents": {"atif_io", "envfacts", "guard", "wire"},
+    "safeagents": {"atif_io", "detectors", "envfacts", "guard", "wire"},
     "scripted": set(),
     "sandbox": {"config"},
     "tasks": {"config", "runs", "sandbox"},
