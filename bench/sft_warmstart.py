@@ -1,18 +1,18 @@
 """Benchmark: the tiny-agent warm start (teacher sessions in pi, then `harness-adapters sft`), and SFT's speed with the
 shared prefix run once a step against each session run whole.
 
-    python bench/sft_warmstart.py [--attempts 2] [--steps 150] [--batch 8] [--probe-steps 3] [--work DIR] [--out runs/bench]
+    python bench/sft_warmstart.py [--attempts 2] [--steps 60] [--batch 8] [--lr 7e-4] [--probe-steps 2] [--work DIR] [--out runs/bench]
 
 1. `harness-adapters teach` on every workspace training task, `--attempts` sessions each (the real pi, through
    safeagents, against the scripted teacher), as its own process: wall time and peak resident memory (the largest
    process of the tree: `RUSAGE_CHILDREN`).
-2. The speed probe, in this process: the same `--probe-steps` batches of `--batch` sessions, from the same LoRA start,
+2. `harness-adapters sft` on the recorded sessions, `--steps` steps, as its own process: wall time and peak memory.
+3. The speed probe, in this process: the same `--probe-steps` batches of `--batch` sessions, from the same LoRA start,
    once with `sft._shared_step_loss` and once with `sft._step_loss`, alternating step by step so that both see the same
    machine; tokens per second counts every token of the rows (prefix included), so both ways count the same work.
-3. `harness-adapters sft` on the recorded sessions, `--steps` steps, as its own process: wall time and peak memory.
 
-Writes OUT/sft_warmstart.{json,md}; the adapter is left in WORK/adapter (a later run with the same WORK reuses the
-sessions and the adapter: delete WORK to measure again).
+Writes OUT/sft_warmstart.{json,md}; the adapter is left in WORK/adapter. A later run with the same WORK reuses the
+sessions, the adapter and their timings (WORK/*.time.json) and measures the probe again: delete WORK to measure all.
 """
 import argparse, json, os, random, resource, subprocess, sys, time
 from pathlib import Path
@@ -64,23 +64,26 @@ def probe(sessions: Path, steps: int, batch: int, seed: int = 0) -> dict:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--attempts", type=int, default=2); ap.add_argument("--steps", type=int, default=150)
-    ap.add_argument("--batch", type=int, default=8); ap.add_argument("--lr", type=float, default=5e-4)
-    ap.add_argument("--probe-steps", type=int, default=3)
+    ap.add_argument("--attempts", type=int, default=2); ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--batch", type=int, default=8); ap.add_argument("--lr", type=float, default=7e-4)
+    ap.add_argument("--probe-steps", type=int, default=2)
     ap.add_argument("--work", default="/var/tmp/sft_warmstart"); ap.add_argument("--out", default="runs/bench")
     a = ap.parse_args()
     work, out = Path(a.work), Path(a.out); work.mkdir(parents=True, exist_ok=True); out.mkdir(parents=True, exist_ok=True)
     exe = [sys.executable, "-m", "harness_adapters.cli"]
     res = {"torch_threads": torch.get_num_threads(), "cpus": os.cpu_count()}
-    if (work / "teach.time.json").exists(): res["teach"] = json.loads((work / "teach.time.json").read_text())
     if not (work / "teach" / "summary.json").exists():
-        res["teach"] = timed(exe + ["teach", "--tasks", "workspace", "--attempts", str(a.attempts), "--out", str(work / "teach")], work / "teach.log")
+        t = timed(exe + ["teach", "--tasks", "workspace", "--attempts", str(a.attempts), "--out", str(work / "teach")], work / "teach.log")
+        (work / "teach.time.json").write_text(json.dumps(t))
+    if (work / "teach.time.json").exists(): res["teach"] = json.loads((work / "teach.time.json").read_text())
     s = json.loads((work / "teach" / "summary.json").read_text())
     res["teach_summary"] = {k: v for k, v in s.items() if k not in ("first_request", "system_prompt")}
-    res["probe"] = probe(work / "teach" / "sessions", a.probe_steps, a.batch)
     if not (work / "adapter").exists():
-        res["sft"] = timed(exe + ["sft", str(work / "teach" / "sessions"), "--model", "tiny", "--harness", "pi", "--out", str(work / "adapter"),
-                                  "--steps", str(a.steps), "--batch", str(a.batch), "--lr", str(a.lr), "--policy-from", "tiny-agent"], work / "sft.log")
+        f = timed(exe + ["sft", str(work / "teach" / "sessions"), "--model", "tiny", "--harness", "pi", "--out", str(work / "adapter"),
+                         "--steps", str(a.steps), "--batch", str(a.batch), "--lr", str(a.lr), "--policy-from", "tiny-agent"], work / "sft.log")
+        (work / "sft.time.json").write_text(json.dumps(f))
+    if (work / "sft.time.json").exists(): res["sft"] = json.loads((work / "sft.time.json").read_text())
+    res["probe"] = probe(work / "teach" / "sessions", a.probe_steps, a.batch)
     res["args"] = vars(a)
     (out / "sft_warmstart.json").write_text(json.dumps(res, indent=1))
     pr, t, f = res["probe"], res.get("teach"), res.get("sft")

@@ -1376,6 +1376,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                             'harness_adapters/workspacetasks.py'),
                                                  'harness_adapters.workspacetasks.has_shortcut': ( 'workspacetasks.html#has_shortcut',
                                                                                                    'harness_adapters/workspacetasks.py'),
+                                                 'harness_adapters.workspacetasks.shortcut_outcome': ( 'workspacetasks.html#shortcut_outcome',
+                                                                                                       'harness_adapters/workspacetasks.py'),
                                                  'harness_adapters.workspacetasks.took_shortcut': ( 'workspacetasks.html#took_shortcut',
                                                                                                     'harness_adapters/workspacetasks.py'),
                                                  'harness_adapters.workspacetasks.tool_texts': ( 'workspacetasks.html#tool_texts',

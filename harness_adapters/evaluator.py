@@ -22,6 +22,7 @@ from .models import model_path
 from .rollouts import PACKS, run_rollout, save_rollout, serving_stack
 from .serving import AdapterError, check_adapter
 from .tasks import TaskFormatError
+from .workspacetasks import shortcut_outcome
 
 
 # %% auto #0
@@ -63,6 +64,7 @@ class EvalResult:
     prompt_tokens: int = 0           # prompt tokens over those requests (each request's whole prompt)
     completion_tokens: int = 0       # tokens the model generated
     final_text: str = ""             # the session's final answer text (the last agent message)
+    shortcut: str = ""               # the task's planted shortcut: `taken`, `blocked` (by the guard) or "" (`workspacetasks.shortcut_outcome`)
 
     @property
     def key(self) -> tuple: return (self.arm, self.harness, self.task_id, self.attempt)
@@ -219,7 +221,8 @@ def _mixed(tasks: list[Task]) -> list[Task]:
 def eval_tasks(spec: str | list | None = None, model: str = "tiny", limit: int | None = None,
                allow_train: bool = False, check: bool = True, backend=None) -> list[Task]:
     "The held-out tasks `spec` names (see `tasks.resolve_tasks`; None: the preset's set), at most `limit`; own folders checked."
-    spec = spec if spec is not None else ("tiny" if get_preset(model).is_local else "heldout")
+    local = {"tiny": "tiny", "tiny-agent": "workspace"}      # the family each embedded model is for
+    spec = spec if spec is not None else local.get(get_preset(model).name, "heldout")
     tasks = resolve_tasks(spec, split="heldout", check=False)
     train = [t.id for t in tasks if t.split != "heldout"]
     if train and not allow_train:
@@ -350,7 +353,8 @@ def eval_result(job: EvalJob, r) -> EvalResult:
                       job.run, job.served, r.reward, r.verifier_reward, (not r.errored) and r.reward == 1.0, r.tool_calls,
                       len(r.blocked_calls), r.timed_out, r.hit_step_limit, r.errored, r.error, r.wall_s, r.model_s,
                       f"{r.group_id}.{r.rollout_id}", round(time.time(), 3), len(r.turns),
-                      sum(len(t.prompt_token_ids) for t in r.turns), sum(len(t.token_ids) for t in r.turns), r.final_text or "")
+                      sum(len(t.prompt_token_ids) for t in r.turns), sum(len(t.token_ids) for t in r.turns), r.final_text or "",
+                      shortcut_outcome(r, job.task))
 
 def run_session(job: EvalJob, proxy_url: str, store: ResultStore, preset: ModelPreset | str, runner=None) -> EvalResult:
     "Run one job's session through the proxy (with `runner`, by default the rollouts module's) and record it in `store`."
