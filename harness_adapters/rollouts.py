@@ -139,8 +139,8 @@ def _score(r: Rollout, verdict) -> Rollout:
 def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, preset: ModelPreset | str = "tiny",
                 group_id: str | None = None, model_version: int = 0, backend: SandboxBackend | None = None,
                 lean: bool | None = None, timeout_s: float | None = None,
-                tools: tuple[str, ...] = (),          # pi only: the tools it offers (`SessionSpec.tools`); empty: its defaults
-                system_prompt: str | None = None) -> Rollout:   # pi only: its system prompt; None: pi's own
+                tools: tuple[str, ...] = (),          # pi only: the tools it offers (`SessionSpec.tools`); empty: the preset's `pi_tools`
+                system_prompt: str | None = None) -> Rollout:   # pi only: its system prompt; None: the preset's `pi_system_prompt`
     "Run one session of `harness` on `task` through the proxy at `proxy_url` as `model`, and score it."
     task, preset, backend = task if isinstance(task, Task) else find_task(task), get_preset(preset), backend or default_backend()
     get_harness(harness)
@@ -152,7 +152,8 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
         sb = backend.create(sandbox_config(harness, task.environment_dir, model_url=proxy_url))   # reaches the proxy only
         spec = SessionSpec(f"{proxy_url}/s/{session}/v1", model, task.instruction, max_turns=preset.agent_steps,
                            lean=preset.is_local if lean is None else lean, context_window=preset.max_model_len,
-                           max_tokens=preset.max_tokens, tools=tuple(tools), system_prompt=system_prompt)
+                           max_tokens=preset.max_tokens, tools=tuple(tools or preset.pi_tools),
+                           system_prompt=preset.pi_system_prompt if system_prompt is None else system_prompt)
         res = run_session(sb, harness, spec, timeout_s=timeout_s or preset.session_timeout_s)
         r.wall_s, r.timed_out = round(time.monotonic() - t0, 3), res.timed_out
         captured = fetch_turns(proxy_url, session)

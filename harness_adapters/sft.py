@@ -5,7 +5,7 @@
 # %% ../nbs/10d_sft.ipynb #db260032
 from __future__ import annotations
 import argparse, hashlib, json, os, random, shutil, sys, time, uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 import torch
 from .atif_io import content_text
@@ -20,8 +20,8 @@ from .trainer import file_sha256, run_card, write_card
 
 # %% auto #0
 __all__ = ['SFTInputError', 'SFTSample', 'base_names', 'run_model', 'captured_samples', 'atif_messages', 'atif_tools',
-           'rendered_sample', 'session_inputs', 'data_hash', 'read_samples', 'train_lora', 'write_adapter', 'sft',
-           'sft_cli']
+           'rendered_sample', 'session_inputs', 'data_hash', 'read_samples', 'train_lora', 'shared_prefix',
+           'write_adapter', 'sft', 'sft_cli']
 
 # %% ../nbs/10d_sft.ipynb #bf9067d1
 class SFTInputError(ValueError):
@@ -148,14 +148,16 @@ def read_samples(inputs,        # session files or folders
 
 # %% ../nbs/10d_sft.ipynb #294a493f
 def _step_loss(model, batch: list[SFTSample]) -> tuple[float, int]:
-    "Backpropagate the mean NLL over the masked tokens of `batch` (one forward pass a session); returns (loss, tokens)."
+    """Backpropagate the mean NLL over the masked tokens of `batch` (one forward pass a session); returns (loss, tokens).
+    Logits are made only where a token is trained (`logits_to_keep`): the output layer is a fifth of the model's work."""
     n = sum(sum(s.loss_mask[1:]) for s in batch)
     total = 0.0
     for s in batch:
-        ids = torch.tensor([s.input_ids])
-        logits = model(input_ids=ids).logits[0, :-1].float()
-        nll = torch.nn.functional.cross_entropy(logits, ids[0, 1:], reduction="none")
-        loss = (nll * torch.tensor(s.loss_mask[1:], dtype=nll.dtype)).sum() / max(n, 1)
+        keep = [t for t in range(len(s.input_ids) - 1) if s.loss_mask[t + 1]]   # position t predicts token t + 1
+        if not keep: continue
+        ids, at = torch.tensor([s.input_ids]), torch.tensor(keep)
+        logits = model(input_ids=ids, logits_to_keep=at).logits[0].float()
+        loss = torch.nn.functional.cross_entropy(logits, ids[0, at + 1], reduction="sum") / max(n, 1)
         loss.backward(); total += loss.item()
     return total, n
 
@@ -166,12 +168,15 @@ def train_lora(samples: list[SFTSample], # the rows to train on
                lr: float = 2e-4,         # AdamW's learning rate
                seed: int = 0,
                batch: int | None = None, # sessions a step (default: the preset's micro-batches)
+               shared: bool = True,      # run the rows' shared prefix once a step (`_shared_step_loss`)
+               bf16: bool | None = None, # bfloat16 autocast (fp32 weights and optimiser); None: where the CPU has bf16 units
                log=print):
     "A PEFT LoRA model of `preset`'s RL shape, trained on `samples`; a line a step through `log`."
     from peft import LoraConfig, get_peft_model          # lazy: PEFT and transformers take seconds to import
     from transformers import AutoModelForCausalLM
     p = get_preset(preset)
     batch = batch or p.micro_batches
+    if bf16 is None: bf16 = bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
     torch.manual_seed(seed); rng = random.Random(seed)
     base = AutoModelForCausalLM.from_pretrained(weights, dtype=torch.float32)
     model = get_peft_model(base, LoraConfig(r=p.lora_rank, lora_alpha=p.lora_alpha, target_modules=p.lora_targets,
@@ -184,10 +189,44 @@ def train_lora(samples: list[SFTSample], # the rows to train on
         while len(picked) < min(batch, len(samples)):
             if not order: order = rng.sample(range(len(samples)), len(samples))
             picked.append(samples[order.pop()])
-        loss, n = _step_loss(model, picked)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            loss, n = (_shared_step_loss if shared else _step_loss)(model, picked)
         opt.step(); opt.zero_grad()
-        log(f"step {step}/{steps}  loss {loss:.4f}  {n} tokens  {time.time() - t0:.1f} s")
+        log(f"step {step}/{steps}  loss {loss:.4f}  {n} tokens trained of {sum(len(s.input_ids) for s in picked)}  {time.time() - t0:.1f} s")
     return model.eval()
+
+# %% ../nbs/10d_sft.ipynb #c2e9b321
+def shared_prefix(batch: list[SFTSample]) -> int:
+    "How many leading tokens every row of `batch` shares, none of them trained on, each row keeping one token after."
+    first, k = batch[0].input_ids, min(len(s.input_ids) for s in batch) - 1
+    for s in batch[1:]:
+        k = next((i for i, (a, b) in enumerate(zip(first[:k], s.input_ids[:k])) if a != b), k)
+    return next((i for i in range(k) if any(s.loss_mask[i] for s in batch)), k)
+
+def _shared_step_loss(model, batch: list[SFTSample]) -> tuple[float, int]:
+    """Backpropagate the same loss as `_step_loss` with the shared prefix (system prompt, tool definitions) run once:
+    each row's rest runs against the prefix's keys and values, and one backward pass sums the prefix's gradient."""
+    from transformers import DynamicCache                 # lazy: transformers takes seconds to import
+    n, k = sum(sum(s.loss_mask[1:]) for s in batch), shared_prefix(batch)
+    if k < 2: return _step_loss(model, batch)
+    prefix = DynamicCache()
+    head = model(input_ids=torch.tensor([batch[0].input_ids[:k]]), past_key_values=prefix, use_cache=True,
+                 logits_to_keep=1).logits[0, -1].float()   # predicts token k of every row
+    kv = [(layer.keys, layer.values) for layer in prefix.layers]
+    total = 0.0
+    for s in batch:
+        cache = DynamicCache()
+        for i, (keys, values) in enumerate(kv): cache.update(keys, values, i)   # the prefix's tensors, not copies
+        ids = torch.tensor(s.input_ids)
+        if s.loss_mask[k]: total = total + torch.nn.functional.cross_entropy(head[None], ids[k:k + 1], reduction="sum")
+        at = torch.tensor([j for j in range(len(ids) - k - 1) if s.loss_mask[k + 1 + j]])   # rest position j predicts k+j+1
+        if not len(at): continue
+        logits = model(input_ids=ids[None, k:], past_key_values=cache, logits_to_keep=at).logits[0].float()
+        total = total + torch.nn.functional.cross_entropy(logits, ids[k + 1 + at], reduction="sum")
+    loss = total / max(n, 1)
+    loss.backward()
+    return loss.item(), n
+
 
 # %% ../nbs/10d_sft.ipynb #1cd4081b
 def write_adapter(model,                 # the trained PEFT model
@@ -208,7 +247,8 @@ def write_adapter(model,                 # the trained PEFT model
 
 # %% ../nbs/10d_sft.ipynb #6150c96e
 def sft(inputs, out, model: str = "tiny", harness: str = "pi", steps: int = 20, lr: float = 2e-4, seed: int = 0,
-        batch: int | None = None, weights=None, tools=None, log=print) -> dict:
+        batch: int | None = None, weights=None, tools=None, log=print,
+        policy_from: str | None = None) -> dict:   # the preset whose harness configuration the sessions ran in (card)
     "Train a LoRA adapter on the sessions under `inputs` and write it to `out`; returns its card."
     from transformers import AutoTokenizer                # lazy, as above
     p, out = get_preset(model), Path(out)
@@ -225,8 +265,10 @@ def sft(inputs, out, model: str = "tiny", harness: str = "pi", steps: int = 20, 
     log(f"sft: {len(files)} files, {len(samples)} sequences, {sum(map(len, (s.input_ids for s in samples)))} tokens "
         f"({sum(sum(s.loss_mask) for s in samples)} trained), {len(cut)} cut to {p.max_model_len}; data sha256 {h[:12]}")
     trained = train_lora(samples, p, w, steps=steps, lr=lr, seed=seed, batch=batch, log=log)
-    card = run_card(p, harness, run_id=f"sft-{h[:12]}", guard=False,
+    policy = get_preset(policy_from) if policy_from else p
+    card = run_card(replace(p, pi_tools=policy.pi_tools, pi_system_prompt=policy.pi_system_prompt), harness, run_id=f"sft-{h[:12]}", guard=False,
                     training={"method": "sft", "data_sha256": h, "files": len(files), "sequences": len(samples),
+                              "max_tokens": policy.max_tokens if policy_from else None,
                               "steps": steps, "learning_rate": lr, "seed": seed, "batch": batch or p.micro_batches,
                               "tools": file_sha256(tools) if tools else None})
     c = write_adapter(trained, out, card, steps)
@@ -241,11 +283,13 @@ def sft_cli(argv: list[str]) -> int:
     ap.add_argument("--out", required=True, help="the adapter folder to create")
     ap.add_argument("--steps", type=int, default=20); ap.add_argument("--lr", type=float, default=2e-4)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--policy-from", default=None, help="preset whose harness configuration (pi's tools and system prompt) the "
+                    "sessions ran in; the card says so, and `eval` runs the adapter, and the base, in it (teacher sessions: tiny-agent)")
     ap.add_argument("--batch", type=int, default=None, help="sessions a step (default: the preset's micro_batches)")
     ap.add_argument("--weights", default=None, help="the base's weights folder (default: the preset's)")
     ap.add_argument("--tools", default=None, help="JSON list of OpenAI tool definitions for sessions that record none (pi logs)")
     a = ap.parse_args(argv)
-    try: sft(a.sessions, a.out, a.model, a.harness, a.steps, a.lr, a.seed, a.batch, a.weights, a.tools)
+    try: sft(a.sessions, a.out, a.model, a.harness, a.steps, a.lr, a.seed, a.batch, a.weights, a.tools, policy_from=a.policy_from)
     except SFTInputError as e:
         print(f"harness-adapters sft: error: {e}", file=sys.stderr); return 1
     return 0

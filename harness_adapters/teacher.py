@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse, json, random, threading
 from collections import Counter
 from pathlib import Path
-from .config import get_preset
+from .config import LEAN_PI_PROMPT, LEAN_PI_TOOLS, get_preset
 from .models import model_path
 from .rollouts import Rollout, run_many, save_rollout, serving_stack
 from .runs import atomic_write
@@ -21,9 +21,7 @@ __all__ = ['LEAN_TOOLS', 'LEAN_SYSTEM_PROMPT', 'plan', 'final_message', 'Teacher
            'teach_cli']
 
 # %% ../nbs/09a_teacher.ipynb #e3f2773d
-LEAN_TOOLS = ("read", "bash", "edit")
-LEAN_SYSTEM_PROMPT = ("You are a coding agent in a Linux sandbox. The task's files are in /workspace. Use your tools to "
-                      "look at files and run commands; do not guess. Be brief, and end with the line the task asks for.")
+LEAN_TOOLS, LEAN_SYSTEM_PROMPT = LEAN_PI_TOOLS, LEAN_PI_PROMPT   # pi as tiny-agent runs it (config.PRESETS)
 
 # %% ../nbs/09a_teacher.ipynb #32fe10a7
 def _paths(case: Case) -> list[str]:

@@ -28,10 +28,14 @@ __all__ = ['TASK_SETS', 'HARNESS_CHOICES', 'RUN_DEFAULTS', 'RESUMABLE', 'Session
            'run_tasks', 'train_run']
 
 # %% ../nbs/10c_training.ipynb #61adaa6a
-TASK_SETS = {"tiny": "the tiny qa family's train split, tasks whose measured base solve rate is in 0.1-0.7", "data": "the data family's train split"}
+TASK_SETS = {"tiny": "the tiny qa family's train split, tasks whose measured base solve rate is in 0.1-0.7", "data": "the data family's train split",
+             "workspace": "the workspace family's train split (answers only the sandbox holds: the agent must use its tools)"}
 HARNESS_CHOICES = ("pi", "opencode", "hermes", "all")
 RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=96, session_timeout_s=600,
-                             token_budget={"pi": 2048, "opencode": 3584, "hermes": 4608})}   # by harness: its prompt length
+                             token_budget={"pi": 2048, "opencode": 3584, "hermes": 4608}),   # by harness: its prompt length
+                # tiny-agent: pi's lean prompt (~860 tokens) and several tool calls a session; an edit call takes ~100 tokens
+                "tiny-agent": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=160, session_timeout_s=600,
+                                   token_budget={"pi": 4096, "opencode": 4096, "hermes": 4608})}
 RESUMABLE = ("steps", "checkpoint_every", "run_dir")      # may change between a run and its resume
 
 
@@ -209,7 +213,7 @@ def harness_run_group(harness: str, proxy_url: str, preset, rollouts_dir: str | 
 
 def run_tasks(run: RunConfig) -> list:
     "The run's task set, in an order fixed by its seed."
-    ts = training_tasks("train") if run.tasks == "tiny" else list_tasks(family="data", split="train")
+    ts = training_tasks("train") if run.tasks == "tiny" else list_tasks(family=run.tasks, split="train")
     if not ts: raise FileNotFoundError(f"task set {run.tasks!r} ({TASK_SETS[run.tasks]}) is empty here")
     random.Random(run.seed).shuffle(ts)
     return ts

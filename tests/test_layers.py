@@ -41,7 +41,7 @@ LAYERS = {
     "cpu_attention": set(),
     "trainer": {"config", "cpu_attention", "harnesses", "rollouts", "runs", "samples"},
     "training": {"config", "harnesses", "rollouts", "runs", "samples", "tasks", "tinytasks", "trainer"},
-    "evaluator": {"config", "dashboard", "harnesses", "models", "rollouts", "runs", "serving", "stats", "tasks"},
+    "evaluator": {"config", "dashboard", "harnesses", "models", "rollouts", "runs", "serving", "stats", "tasks", "workspacetasks"},
     "envfacts": {"atif_io", "detectors"},
     "envtests": {"envfacts", "sandbox"},
     "envbuilder": {"config", "envfacts", "envtests", "rollouts", "runs", "serving", "tasks"},
