@@ -25,7 +25,7 @@ def test_committed_warm_start_and_its_card():
 
 
 @pytest.mark.slow
-def test_tiny_agent_served_as_a_base_uses_its_tools(tmp_path):
+def test_tiny_agent_served_as_a_base_uses_its_tools():
     merged = model_path("tiny-agent")
     assert merged != tiny_model_dir() and (merged / "model.safetensors").exists()
     tasks = [t for t in resolve_tasks("workspace", split="heldout", check=False) if t.tags[1] == "read"][:2]

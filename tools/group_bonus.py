@@ -9,21 +9,24 @@ the run; groups.jsonl is small enough to commit.
 import json, sys
 from collections import defaultdict
 from pathlib import Path
-from types import SimpleNamespace
 
+from harness_adapters.rollouts import rollout_from_dict
+from harness_adapters.runs import CONFIG, train_rollout_files
 from harness_adapters.samples import reward_parts
 
 
-def groups(run: Path, bonus_weight: float = 0.1) -> list[dict]:
+def groups(run: Path) -> list[dict]:
+    "A dict per group of `run`'s training rollouts, the bonus at the run's own `bonus_weight`."
+    weight = json.loads((run / CONFIG).read_text())["config"]["bonus_weight"]
     by = defaultdict(list)
-    for f in sorted(run.glob("rollouts/*/*/rollout.json")):
-        d = json.loads(f.read_text()); by[d["group_id"]].append(d)
+    for f in train_rollout_files(run):
+        r = rollout_from_dict(json.loads(f.read_text())); by[r.group_id].append(r)
     out = []
     for g, rs in by.items():
-        parts = [reward_parts(SimpleNamespace(**{k: r.get(k) for k in ("verifier_reward", "blocked", "tool_calls")}), bonus_weight) for r in rs]
-        solved = [b for (v, b), r in zip(parts, rs) if v == 1.0 and not r["blocked"]]
-        out.append({"group": g, "task_id": rs[0]["task_id"], "version": rs[0]["model_version"], "rollouts": len(rs),
-                    "solved": len(solved), "tool_calls": [r["tool_calls"] for r in rs], "bonus": [round(b, 4) for _, b in parts],
+        parts = [reward_parts(r, weight) for r in rs]
+        solved = [b for v, b in parts if v == 1.0]             # a blocked rollout scores (0, 0)
+        out.append({"group": g, "task_id": rs[0].task_id, "version": rs[0].model_version, "rollouts": len(rs),
+                    "solved": len(solved), "tool_calls": [r.tool_calls for r in rs], "bonus": [round(b, 4) for _, b in parts],
                     "bonus_varies": len({round(b, 6) for b in solved}) > 1})
     return out
 
