@@ -1,9 +1,13 @@
-"""safeagents speed: decision time per tool call (incremental vs full atif-scan) and added streaming latency.
+"""safeagents speed: decision time per tool call as a session grows, where it goes, and added streaming latency.
 
-Run from the repo root: `python bench/safeagents_bench.py` (about a minute on 2 cores). Writes
-runs/bench/safeagents.json and runs/bench/safeagents.md.
+Run from the repo root: `python bench/safeagents_bench.py` (about two minutes on 2 cores). Writes
+runs/bench/safeagents.json and runs/bench/safeagents.md. `--as before` files the numbers under another name (the json
+keeps one result per name; the md shows them all, `after` last), e.g. for the code of an older commit:
+`git archive COMMIT harness_adapters | tar -x -C /tmp/old && PYTHONPATH=/tmp/old python bench/safeagents_bench.py --as before`.
 
-Decision times are measured in this process (the guard alone). The streaming numbers use three processes on
+Decision times are measured in this process (the guard alone, `Guard.check`: stages 1 and 2, both packs), driving
+sessions the way an agent does, one request per step, each carrying the whole conversation so far; a full atif-scan
+of the same conversation is the reference. The profile is of one such session to 200 steps. The streaming numbers use three processes on
 127.0.0.1: the scripted upstream (this file with `--serve-upstream PORT`), the proxy as the real command line
 (`safeagents serve --upstream ... --port ...`), and the client here, which also goes straight to the same upstream
 process; direct and proxied rounds alternate so load from other work on the machine falls on both.
@@ -16,7 +20,7 @@ from harness_adapters.detectors import Scanner
 from harness_adapters.scripted import ScriptedUpstream
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
-STEPS, REPS, SESSIONS = (1, 10, 50), 40, 48
+STEPS, DRIVEN, WINDOW, FULL_REPS, SESSIONS = (1, 10, 50, 200), 10, 5, 5, 48
 
 
 def pct(xs, q): xs = sorted(xs); return xs[min(len(xs) - 1, int(q * len(xs)))]
@@ -32,18 +36,42 @@ def conversation(n):
     return steps
 
 
-def decision_times():
-    sc, out = Scanner(PACKS), {}
-    for n in STEPS:
-        conv, inc, full = conversation(n), [], []
-        for r in range(REPS):
-            prev = conversation(n - 1) if n > 1 else None
-            if prev: sc.scan(prev[:-1] + [{k: v for k, v in prev[-1].items()}], session=f"b{n}-{r}")  # the session has seen the earlier steps
-            t = time.perf_counter(); sc.scan(conv, session=f"b{n}-{r}"); inc.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter(); sc.full_scan(conv); full.append((time.perf_counter() - t) * 1000)
-        out[n] = {"incremental_p50_ms": statistics.median(inc), "incremental_p99_ms": pct(inc, 0.99),
-                  "full_p50_ms": statistics.median(full), "full_p99_ms": pct(full, 0.99)}
+def drive(guard, n_steps: int, session: str) -> list[float]:
+    "Milliseconds `guard` takes to decide each step of one session driven to `n_steps` steps, a request a step."
+    out = []
+    for n in range(1, n_steps + 1):
+        conv = conversation(n)
+        t = time.perf_counter(); guard.check(conv, {"bash"}, session=session); out.append((time.perf_counter() - t) * 1000)
     return out
+
+
+def decision_times():
+    "Per step count: decision time p50/p99 over the driven sessions (their last WINDOW steps up to n), and a full scan's."
+    from harness_adapters.guard import Guard
+    g, sc = Guard(PACKS), Scanner(PACKS)
+    runs = [drive(g, max(STEPS), f"d{k}") for k in range(DRIVEN)]
+    out = {}
+    for n in STEPS:
+        inc = [ms for r in runs for ms in r[max(0, n - WINDOW):n]]
+        full = []
+        for _ in range(FULL_REPS):
+            conv = conversation(n); t = time.perf_counter(); sc.full_scan(conv); full.append((time.perf_counter() - t) * 1000)
+        out[n] = {"incremental_p50_ms": statistics.median(inc), "incremental_p99_ms": pct(inc, 0.99),
+                  "full_p50_ms": statistics.median(full), "full_p99_ms": pct(full, 0.99), "decisions": len(inc)}
+    return out
+
+
+def profile(n_steps: int = 200, top: int = 14) -> str:
+    "cProfile of one session driven to `n_steps` steps: the functions that take the time, by cumulative time."
+    import cProfile, io, pstats
+    from harness_adapters.guard import Guard
+    g, pr = Guard(PACKS), cProfile.Profile()
+    pr.enable(); drive(g, n_steps, "profiled"); pr.disable()
+    buf = io.StringIO()
+    pstats.Stats(pr, stream=buf).sort_stats("cumulative").print_stats(top)
+    text = buf.getvalue()
+    text = text[text.index("ncalls"):] if "ncalls" in text else text
+    return "\n".join(l.replace(str(Path.cwd()) + "/", "").replace(sys.prefix + "/", "") for l in text.strip().splitlines())
 
 
 UPSTREAM_REPLY = {"text": "word " * 200, "chunks": 40, "calls": [("bash", {"command": "pytest -q"})], "sleep_chunk": 0.002}
@@ -141,29 +169,64 @@ def streaming():
                 "reply": {"content_chunks": UPSTREAM_REPLY["chunks"], "sleep_per_chunk_s": UPSTREAM_REPLY["sleep_chunk"], "tool_calls": 1}}
 
 
-def markdown(r):
-    lines = ["| agent steps | incremental p50 (ms) | incremental p99 (ms) | full p50 (ms) | full p99 (ms) |", "|---|---|---|---|---|"]
+def markdown_one(name, r):
+    lines = [f"## {name}", "", r.get("code", ""), "",
+             f"Decision time per tool call (`Guard.check`), {DRIVEN} sessions driven a request a step to {max(STEPS)} steps "
+             f"(the last {WINDOW} steps up to n of each), and a full atif-scan of the same conversation:", "",
+             "| agent steps | decision p50 (ms) | decision p99 (ms) | full scan p50 (ms) | full scan p99 (ms) |", "|---|---|---|---|---|"]
     for n, d in r["decision"].items():
         lines.append(f"| {n} | {d['incremental_p50_ms']:.2f} | {d['incremental_p99_ms']:.2f} | {d['full_p50_ms']:.2f} | {d['full_p99_ms']:.2f} |")
-    s = r["streaming"]
-    lines += ["", f"{SESSIONS} concurrent streaming sessions x {BLOCKS * ROUNDS_PER_BLOCK} rounds per path, same run; client, proxy "
-              "(`safeagents serve`, both packs) and scripted upstream each in its own process on 127.0.0.1, "
-              f"direct and proxied rounds alternating. Machine: {r['machine']} (1-min load average {r['load_avg_1min'][0]} before, "
-              f"{r['load_avg_1min'][1]} after).", "",
-              "| path | TTFT p50 (ms) | TTFT p99 (ms) | stream p50 (ms) | chunks/s |", "|---|---|---|---|---|"]
-    for k in ("direct", "proxy"):
-        lines.append(f"| {k} | {s[k]['ttft_p50_ms']:.1f} | {s[k]['ttft_p99_ms']:.1f} | {s[k]['stream_p50_ms']:.1f} | {s[k]['chunks_per_s']:.0f} |")
-    lines.append(f"\nAdded TTFT p50: {s['added_ttft_p50_ms']:.1f} ms (p99: {s['added_ttft_p99_ms']:.1f} ms); proxy/direct throughput: {s['throughput_ratio']:.2f}.")
-    return "\n".join(lines) + "\n"
+    if r.get("profile"):
+        lines += ["", f"Where the time goes: one session driven to {max(STEPS)} steps under cProfile (cumulative seconds, "
+                  "profiler overhead included):", "", "```", r["profile"], "```"]
+    s = r.get("streaming")
+    if s:
+        lines += ["", f"{SESSIONS} concurrent streaming sessions x {BLOCKS * ROUNDS_PER_BLOCK} rounds per path, same run; client, proxy "
+                  "(`safeagents serve`, both packs) and scripted upstream each in its own process on 127.0.0.1, "
+                  f"direct and proxied rounds alternating. Machine: {r['machine']} (1-min load average {r['load_avg_1min'][0]} before, "
+                  f"{r['load_avg_1min'][1]} after).", "",
+                  "| path | TTFT p50 (ms) | TTFT p99 (ms) | stream p50 (ms) | chunks/s |", "|---|---|---|---|---|"]
+        for k in ("direct", "proxy"):
+            lines.append(f"| {k} | {s[k]['ttft_p50_ms']:.1f} | {s[k]['ttft_p99_ms']:.1f} | {s[k]['stream_p50_ms']:.1f} | {s[k]['chunks_per_s']:.0f} |")
+        lines.append(f"\nAdded TTFT p50: {s['added_ttft_p50_ms']:.1f} ms (p99: {s['added_ttft_p99_ms']:.1f} ms); proxy/direct throughput: {s['throughput_ratio']:.2f}.")
+    return "\n".join(lines)
+
+
+def markdown(results: dict) -> str:
+    names = sorted(results, key=lambda k: (k == "after", k))
+    head = ["# safeagents speed", "", "`python bench/safeagents_bench.py` (`--as NAME` for another code version; see its docstring).", ""]
+    d = {k: {str(n): v for n, v in results[k]["decision"].items()} for k in names}  # step counts are strings once read back
+    if len(names) > 1:
+        head += ["| agent steps | " + " | ".join(f"{k} p50 / p99 (ms)" for k in names) + " |", "|---|" + "---|" * len(names)]
+        for n in d[names[-1]]:
+            head.append(f"| {n} | " + " | ".join(f"{d[k][n]['incremental_p50_ms']:.2f} / {d[k][n]['incremental_p99_ms']:.2f}" if n in d[k] else "-" for k in names) + " |")
+        head.append("")
+    return "\n".join(head + [markdown_one(k, results[k]) + "\n" for k in names])
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve-upstream"]: serve_upstream(int(sys.argv[2])); sys.exit(0)
-    import os
+    import argparse, os, subprocess
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--as", dest="name", default="after", help="file the numbers under this name (default: after)")
+    ap.add_argument("--no-streaming", action="store_true", help="decision times and profile only")
+    a = ap.parse_args()
+    import harness_adapters
+    code = Path(harness_adapters.__file__).resolve().parent
+    try: rev = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    except OSError: rev = ""
     load0 = os.getloadavg()[0]
-    r = {"decision": decision_times(), "streaming": streaming(), "machine": "2 shared CPU cores, no GPU", "plugins": list(PACKS),
-         "load_avg_1min": [round(load0, 2), round(os.getloadavg()[0], 2)]}  # before and after: other work on the same cores
+    r = {"decision": decision_times(), "profile": profile(), "streaming": None if a.no_streaming else streaming(),
+         "machine": "2 shared CPU cores, no GPU", "plugins": list(PACKS),
+         "when": time.strftime("%Y-%m-%d %H:%M")}
+    where = code.relative_to(Path.cwd()) if code.is_relative_to(Path.cwd()) else code
+    r["code"] = f"Code: `{where}`" + (f" at commit {rev}" if rev else "") + f", measured {r['when']}."
+    r["load_avg_1min"] = [round(load0, 2), round(os.getloadavg()[0], 2)]  # before and after: other work on the same cores
     out = Path("runs/bench"); out.mkdir(parents=True, exist_ok=True)
-    (out / "safeagents.json").write_text(json.dumps(r, indent=1))
-    (out / "safeagents.md").write_text(markdown(r))
-    print(markdown(r))
+    f = out / "safeagents.json"
+    old = json.loads(f.read_text()) if f.exists() else {}
+    results = old if "decision" not in old else {}  # a file of the older single-result shape is replaced
+    results[a.name] = r
+    f.write_text(json.dumps(results, indent=1))
+    (out / "safeagents.md").write_text(markdown(results))
+    print(markdown(results))

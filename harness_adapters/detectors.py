@@ -13,6 +13,12 @@ from atif_scan.checks import Detection, check_selected
 from atif_scan.data.loader import TraceError, parse_step
 from atif_scan.data.usage import COMPACTED
 from atif_scan.data import shell
+from atif_scan.checks import Unread
+from atif_scan.data.model import Channel, Locator
+from atif_scan.detectors import recall
+from atif_scan.detectors.installs import ContextSurfaceDetector
+from atif_scan.detectors.lookup import InstructionPhraseSearch
+from atif_scan.detectors.recall import UnprimedDetector
 from atif_scan.detectors.text import SurfaceDetector
 from .atif_io import SCHEMA_VERSION
 
@@ -21,7 +27,7 @@ __all__ = ['URL_HOST', 'SCP_HOST', 'FETCHER', 'TRUSTED_HOST', 'BARE_HOST', 'VALU
            'ESCAPES', 'DECODER', 'SINK', 'ASSIGN', 'PY_ASSIGN', 'PY_CONCAT', 'SPLIT_QUOTES', 'QUOTED_WORD', 'RUNS',
            'ARGV_LIST', 'PIPED', 'HERESTRING', 'INTERPRETERS', 'GUARD_SKIP', 'Finding', 'severity_name', 'verdict_of',
            'undeclared_tool', 'text_hosts', 'is_loopback', 'acting_text', 'normalise', 'with_normalised',
-           'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'load_plugin', 'guard_checks', 'is_local',
+           'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'load_plugin', 'guard_checks', 'scope', 'is_local',
            'numbered', 'make_trace', 'Scanner']
 
 # %% ../nbs/04_detectors.ipynb #8771f65d
@@ -236,16 +242,17 @@ def seen_text(steps:list[dict]) -> str:
         for r in (s.get("observation") or {}).get("results", []): out.append(str(r.get("content") or ""))
     return "\n".join(x if isinstance(x, str) else str(x) for x in out).lower()
 
-def unseen_hosts(args:dict, seen:str) -> list[Finding]:
-    "A finding for each non-loopback host call `args` reach that the `seen` text never names."
-    return [Finding("unseen_host", "high", 1, f"host `{h}` appears nowhere in the conversation")
-            for h in text_hosts(acting_text(args)) if not is_loopback(h) and h not in seen]
+def unseen_hosts(args:dict, seen) -> list[Finding]:
+    "A finding for each non-loopback host call `args` reach that the `seen` text (or a function making it, called only when a host is named) never names."
+    hosts = [h for h in text_hosts(acting_text(args)) if not is_loopback(h)]
+    if hosts and callable(seen): seen = seen()
+    return [Finding("unseen_host", "high", 1, f"host `{h}` appears nowhere in the conversation") for h in hosts if h not in seen]
 
 # %% ../nbs/04_detectors.ipynb #5cce52a9
 def stage1(name:str, # the called tool
            args:dict, # its arguments
            declared:set[str]|None, # the tools the request declared
-           seen:str, # `seen_text` of the conversation
+           seen, # `seen_text` of the conversation, or a function making it
           ) -> list[Finding]:
     "Stage-1 findings for one tool call."
     f = undeclared_tool(name, declared)
@@ -271,9 +278,18 @@ def guard_checks(plugins=(), # `MODULE:FACTORY` references
     return [c for c in checks if not check_selected(c.spec.id, skip)]
 
 # %% ../nbs/04_detectors.ipynb #7db9d632
+def scope(check) -> str:
+    """What of a conversation `check` needs to judge its last step: `step` (that step alone), `prompt` (the system and
+    user steps too), `walk` (a pass over the steps in order, carried forward a step at a time) or `trace` (all of it)."""
+    if isinstance(check, ContextSurfaceDetector): return "step"  # its context is the task's name: `Context()` has none
+    if isinstance(check, SurfaceDetector) and type(check).evaluate is SurfaceDetector.evaluate: return "step"
+    if type(check) is InstructionPhraseSearch: return "prompt"
+    if type(check) is UnprimedDetector: return "walk"
+    return "trace"
+
 def is_local(check) -> bool:
     "Whether `check` judges each agent surface on its own (so one step is enough to evaluate it)."
-    return isinstance(check, SurfaceDetector) and type(check).evaluate is SurfaceDetector.evaluate
+    return scope(check) == "step"
 
 def numbered(steps:list[dict]) -> list[dict]:
     "`steps` with ATIF `step_id`s."
@@ -309,11 +325,62 @@ def _evaluate(check, trace:Trace):
         return r
     except Exception: return Detection(Status.ERROR, complete=False)
 
+# %% ../nbs/04_detectors.ipynb #a9c31f07
+@dataclass(slots=True)
+class _Walked:
+    "An `UnprimedDetector`'s walk after a step: what atif-scan's `_scan` holds midway, and what it reads off the whole trace."
+    state: recall._Walk  # tokens found, unconfirmed, unread context, complete
+    primed: frozenset  # tokens earlier context contained
+    seen: int  # how many of the session's folded context texts it has read
+    horizon: tuple|None = None  # (step, rank, Unread): where earlier context stops being complete
+    head: bool|None = None  # whether the prompt is missing (the first step is the agent's), once known
+    agent_steps: int = 0
+    stopped: bool = False
+
+def _walk_step(det:UnprimedDetector, w:_Walked|None, step, seen:list) -> _Walked:
+    "`w` carried over one more parsed `step`: atif-scan's `UnprimedDetector._scan`, a step at a time (`seen` grows)."
+    s0 = w.state if w else recall._Walk()
+    st = recall._Walk(dict(s0.found), dict(s0.unconfirmed), list(s0.unread), s0.complete)
+    primed, ctx, one = set(w.primed if w else ()), Context(), Trace(SCHEMA_VERSION, (step,))
+    head = w.head if w else None
+    if head is None and step.source in ("system", "user", "agent"):
+        head = step.source == "agent"
+        if head: st.blind(Unread("prompt_not_recorded"))
+    lims = [w.horizon] if w and w.horizon else []  # recall._horizon, from the steps so far: a later limit never applies earlier
+    if step.source in ("system", "user") and not step.copied and COMPACTED.search(step.message.text):
+        lims.append((step.index, 0, Unread("compacted", Locator(step.index, Channel.MESSAGE))))
+    if (b := recall.unrecorded_web_result(one)) is not None: lims.append((b.step + 1, 1, Unread("web_result_not_recorded", b)))
+    horizon = min(lims, key=lambda h: h[:2], default=None)
+    stopped = bool(w and w.stopped)
+    if not stopped:
+        for authored, surface in recall.walk(one):
+            if horizon is not None and surface.at.step >= horizon[0]: st.blind(horizon[2])
+            if not authored:
+                det._read_context(surface, ctx, seen, st); continue
+            if det.stop is not None and det.stop(surface): stopped = True; break
+            if det._judged(surface):
+                st.complete = st.complete and (surface.content.understood or surface.content.computed)
+                det._collect(surface, ctx, seen, primed, st)
+    return _Walked(st, frozenset(primed), len(seen), horizon, head, (w.agent_steps if w else 0) + step.authored, stopped)
+
+def _walk_detection(det:UnprimedDetector, w:_Walked) -> Detection:
+    "The Detection atif-scan's `UnprimedDetector.evaluate` gives on the steps walked."
+    s, ctx = w.state, Context()
+    complete, unread = w.agent_steps > 0 and s.complete, tuple(s.unread)
+    if det.enough(set(s.found), ctx): return Detection(Status.MATCH, tuple(s.found.values()), complete)
+    possible = {**s.found, **s.unconfirmed}
+    if unread and det.enough(set(possible), ctx): return Detection(Status.UNKNOWN, tuple(possible.values()), False, unread)
+    if not complete: return Detection(Status.UNKNOWN, (), False, unread)
+    return Detection(Status.NO_MATCH)
+
+
 # %% ../nbs/04_detectors.ipynb #fb681c4f
 @dataclass(slots=True)
 class _SessionSteps:
     raw: list = field(default_factory=list)  # ATIF step dicts already parsed
     parsed: list = field(default_factory=list)  # their atif-scan Steps
+    kept: int = 0  # how many of them the last call reused
+    walks: dict = field(default_factory=dict)  # check index -> (its `_Walked` after each step, folded context texts)
 
 # %% ../nbs/04_detectors.ipynb #73ca7848
 class Scanner:
@@ -324,8 +391,11 @@ class Scanner:
         self.checks = list(checks) if checks is not None else guard_checks(plugins)
         self.full = Engine(self.checks)
         simple = all(hasattr(c, "evaluate") and not hasattr(c, "dependencies") for c in self.checks)
-        self.local = [c for c in self.checks if simple and is_local(c)]
-        self.context = [c for c in self.checks if c not in self.local]
+        by = {c: scope(c) if simple else "trace" for c in self.checks}
+        self.local = [c for c in self.checks if by[c] == "step"]
+        self.prompt = [c for c in self.checks if by[c] == "prompt"]
+        self.walk = [(i, c) for i, c in enumerate(self.checks) if by[c] == "walk"]
+        self.context = [c for c in self.checks if by[c] == "trace"]
         self.sessions, self.max_sessions = OrderedDict(), max_sessions
 
 # %% ../nbs/04_detectors.ipynb #e87c9ab5
@@ -338,26 +408,41 @@ def full_scan(self:Scanner, steps:list[dict]) -> dict[int, list[Finding]]:
 
 # %% ../nbs/04_detectors.ipynb #421ce634
 @patch
-def _parsed(self:Scanner, steps:list[dict], session) -> list:
+def _parsed(self:Scanner, steps:list[dict], session) -> _SessionSteps:
     "atif-scan Steps for `steps`, reusing those parsed for `session` up to where the conversation diverges."
     st = self.sessions.pop(session, None) or _SessionSteps() if session is not None else _SessionSteps()
     k = 0
     while k < min(len(st.raw), len(steps) - 1) and st.raw[k] == steps[k]: k += 1
-    st.raw, st.parsed = st.raw[:k], st.parsed[:k]
+    st.raw, st.parsed, st.kept = st.raw[:k], st.parsed[:k], k
     for i in range(k, len(steps)):
         st.raw.append(steps[i]); st.parsed.append(parse_step(i, {**normalised_step(steps[i]), "step_id": i + 1}))
     if session is not None:
         self.sessions[session] = st
         while len(self.sessions) > self.max_sessions: self.sessions.popitem(last=False)
-    return st.parsed
+    return st
+
+def _walked(st:_SessionSteps, i:int, det) -> Detection:
+    "Check `i`'s walk over the session's steps, carried forward from the last step it still shares."
+    snaps, seen = st.walks.setdefault(i, ([], []))
+    del snaps[st.kept:]
+    del seen[snaps[-1].seen if snaps else 0:]
+    try:
+        for step in st.parsed[len(snaps):]: snaps.append(_walk_step(det, snaps[-1] if snaps else None, step, seen))
+        return _walk_detection(det, snaps[-1])
+    except Exception:
+        st.walks.pop(i, None)
+        return Detection(Status.ERROR, complete=False)
 
 @patch
 def scan(self:Scanner, steps:list[dict], # ATIF step dicts, the new agent step last
          session=None, # session key whose earlier steps are reused (None: parse all)
         ) -> dict[int, list[Finding]]:
     "Findings per call of the last step of `steps`, scanning only what is new."
-    parsed = self._parsed(steps, session)
-    last = parsed[-1]
+    st = self._parsed(steps, session)
+    parsed, last = st.parsed, st.parsed[-1]
     one, whole = Trace(SCHEMA_VERSION, (last,)), (make_trace(tuple(parsed)) if self.context else None)
-    pairs = [(c.spec, _evaluate(c, one)) for c in self.local] + [(c.spec, _evaluate(c, whole)) for c in self.context]
+    # the first step stays: whether it is the agent's says whether the prompt was recorded
+    prompt = make_trace(tuple(s for j, s in enumerate(parsed[:-1]) if j == 0 or s.source in ("system", "user")) + (last,))
+    pairs = ([(c.spec, _evaluate(c, one)) for c in self.local] + [(c.spec, _evaluate(c, prompt)) for c in self.prompt]
+             + [(c.spec, _walked(st, i, c)) for i, c in self.walk] + [(c.spec, _evaluate(c, whole)) for c in self.context])
     return _located(pairs, last.index, len(last.calls))

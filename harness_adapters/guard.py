@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_guard.ipynb #a6d12be5
 from __future__ import annotations
-import json, re, threading, time, warnings
+import functools, json, re, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from collections import deque
 from dataclasses import asdict, dataclass
@@ -108,7 +108,7 @@ def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent 
     "A decision for every tool call of the last step of `steps`."
     t0 = time.perf_counter()
     calls = steps[-1].get("tool_calls") or []
-    seen = seen_text(steps[:-1])
+    seen = functools.cache(lambda: seen_text(steps[:-1]))  # made only for a call that names a host: most name none
     with self.lock: per = _stage2(self.scanner, steps, session)
     out = []
     for i, c in enumerate(calls):

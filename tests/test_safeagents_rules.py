@@ -98,3 +98,33 @@ def test_incremental_equals_full_scan():
             assert {i: [f.rule for f in v] for i, v in inc.items()} == {i: [f.rule for f in v] for i, v in full.items()}
             nblock += any(f.blocks for v in inc.values() for f in v)
     assert nblock >= 12
+
+
+def _agent_conv(cmds, prompt="Fix the failing test in module foo please and report."):
+    "A session of bash calls; some steps name a benchmark, a later user turn says history was compacted."
+    steps = [{"source": "system", "message": "You are a coding agent."}, {"source": "user", "message": prompt}]
+    for i, c in enumerate(cmds):
+        steps.append({"source": "agent", "message": "step: SWE-bench" if i % 7 == 3 else "", "tool_calls": [{"tool_call_id": f"c{i}", "function_name": "bash", "arguments": {"command": c}}],
+                      "observation": {"results": [{"source_call_id": f"c{i}", "content": "ok terminal-bench" if i % 11 == 5 else "ok"}]}})
+        if i % 13 == 12: steps.append({"source": "user", "message": "Summary of the conversation so far (earlier context compacted)."})
+    steps[-1] = {k: v for k, v in steps[-1].items() if k != "observation"}
+    return steps
+
+
+def test_incremental_equals_full_scan_long_and_branching():
+    "Sessions of up to 50 steps whose history is cut back and regrown (as a harness does after compaction): every step's findings equal a full scan's, the walked and prompt-scoped checks included."
+    import random
+    rnd, sc = random.Random(0), Scanner(PACKS)
+    assert sc.walk and sc.prompt  # recall.benchmark_unprompted walks; lookup.instruction_phrase_search reads the prompt
+    cmds = ["ls", "cat README.md", "echo terminal-bench", "curl 'https://www.google.com/search?q=fix+the+failing+test+in+module'", "pytest -q",
+            "pip install swe-bench", "echo 1 > /logs/verifier/reward.txt", "grep -r tbench .", "D=tests; rm -rf $D"]
+    fired, rewritten = set(), 0
+    for trial in range(4):
+        cs = []
+        for _ in range(50):
+            if rnd.random() < 0.1 and len(cs) > 5: cs, rewritten = cs[: rnd.randrange(1, len(cs))], rewritten + 1
+            cs.append(rnd.choice(cmds)); conv = _agent_conv(cs)
+            inc, full = sc.scan(conv, session=f"t{trial}"), sc.full_scan(conv)
+            assert {i: [f.rule for f in v] for i, v in inc.items()} == {i: [f.rule for f in v] for i, v in full.items()}, (trial, len(cs))
+            fired |= {f.rule for v in inc.values() for f in v}
+    assert rewritten >= 4 and {"recall.benchmark_unprompted", "lookup.instruction_phrase_search", "tamper.reward_write"} <= fired, fired
