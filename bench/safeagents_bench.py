@@ -13,14 +13,14 @@ of the same conversation is the reference. The profile is of one such session to
 process; direct and proxied rounds alternate so load from other work on the machine falls on both.
 """
 from __future__ import annotations
-import asyncio, json, statistics, sys, time
+import asyncio, json, os, statistics, sys, time
 from pathlib import Path
 import httpx
 from harness_adapters.detectors import Scanner
 from harness_adapters.scripted import ScriptedUpstream
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
-STEPS, DRIVEN, WINDOW, FULL_REPS, SESSIONS = (1, 10, 50, 200), 10, 5, 5, 48
+STEPS, DRIVEN, WINDOW, FULL_REPS, SESSIONS, SINGLE = (1, 10, 50, 200), 10, 5, 5, 48, 100
 
 
 def pct(xs, q): xs = sorted(xs); return xs[min(len(xs) - 1, int(q * len(xs)))]
@@ -116,12 +116,32 @@ async def one_stream(client, url):
     return ttft, time.perf_counter() - t0, n
 
 
-async def rounds(client, base, k):
-    "`k` rounds of SESSIONS concurrent streams against `base`: per-stream results and wall time."
+async def one_plain(client, url):
+    "Milliseconds of one non-streamed chat call."
+    body = {"model": "m", "messages": [{"role": "user", "content": "write a long answer"}], "tools": [{"type": "function", "function": {"name": "bash"}}]}
+    t0 = time.perf_counter()
+    r = await client.post(url, json=body)
+    assert r.status_code == 200, r.status_code
+    r.json()
+    return (time.perf_counter() - t0) * 1000
+
+
+async def rounds(client, base, k, stream=True):
+    "`k` rounds of SESSIONS concurrent streams (or non-streamed calls) against `base`: per-call results and wall time."
     res, t0 = [], time.perf_counter()
     for _ in range(k):
-        res += await asyncio.gather(*[one_stream(client, f"{base(i)}/chat/completions") for i in range(SESSIONS)])
+        res += await asyncio.gather(*[(one_stream if stream else one_plain)(client, f"{base(i)}/chat/completions") for i in range(SESSIONS)])
     return res, time.perf_counter() - t0
+
+
+async def single(client, up_url, px_url, n=SINGLE):
+    "One call at a time, direct and proxied in turn: non-streamed latency and time to the first content event (ms)."
+    out = {f"{m}_{k}": [] for m in ("plain", "first_event") for k in ("direct", "proxy")}
+    for i in range(n):
+        for k, base in (("direct", f"{up_url}/v1"), ("proxy", f"{px_url}/s/one{i}/v1")):
+            out[f"plain_{k}"].append(await one_plain(client, base + "/chat/completions"))
+            out[f"first_event_{k}"].append((await one_stream(client, base + "/chat/completions"))[0] * 1000)
+    return {k: statistics.median(v) for k, v in out.items()}
 
 
 def summary(res, wall):
@@ -130,20 +150,35 @@ def summary(res, wall):
             "chunks_per_s": sum(r[2] for r in res) / wall, "streams": len(res), "wall_s": wall}
 
 
-async def load(up_url, px_url):
+async def load(up_url, px_url, blocks=BLOCKS):
     out = {"direct": ([], 0.0), "proxy": ([], 0.0)}
+    plain = {"direct": [], "proxy": []}
     # idle connections dropped after 2 s: the servers (uvicorn) close theirs after 5 s, and reusing one as it closes fails
     async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=200, keepalive_expiry=2.0)) as c:
         await rounds(c, lambda i: up_url + "/v1", 1); await rounds(c, lambda i: f"{px_url}/s/w{i}/v1", 1)  # warm-up, not counted
-        for _ in range(BLOCKS):
+        one = await single(c, up_url, px_url)
+        for _ in range(blocks):
             for k, base in (("direct", lambda i: up_url + "/v1"), ("proxy", lambda i: f"{px_url}/s/s{i}/v1")):
                 res, wall = await rounds(c, base, ROUNDS_PER_BLOCK)
                 out[k] = (out[k][0] + res, out[k][1] + wall)
-    return {k: summary(*v) for k, v in out.items()}
+                plain[k] += (await rounds(c, base, 1, stream=False))[0]
+    r = {k: summary(*v) for k, v in out.items()}
+    for k in plain: r[k]["plain_p50_ms"] = statistics.median(plain[k])
+    return r | {"single": one}
 
 
-def streaming():
-    "The upstream and the proxy (`safeagents serve`) each in its own process; the client here, going to both in turn."
+# `safeagents serve` under cProfile; uvicorn re-raises the SIGTERM it stopped on, which exits here through `finally`
+PROFILED = """import cProfile, signal, sys
+from harness_adapters.safeagents import main
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+pr = cProfile.Profile(); pr.enable()
+try: main(sys.argv[1:])
+finally: pr.disable(); pr.dump_stats({out!r})
+"""
+
+
+def proxy_load(profile_to: str | None = None, blocks: int = BLOCKS):
+    "The upstream and the proxy (`safeagents serve`, under cProfile when `profile_to`) each in its own process; the client here, going to both in turn."
     import shutil, subprocess
     up_port, px_port = free_port(), free_port()
     exe = shutil.which("safeagents") or sys.exit("the `safeagents` console script is not installed (pip install -e .)")
@@ -152,21 +187,45 @@ def streaming():
         procs.append(subprocess.Popen([sys.executable, __file__, "--serve-upstream", str(up_port)]))
         up_url = f"http://127.0.0.1:{up_port}"
         wait_up(up_url + "/v1/models", procs[0])
-        procs.append(subprocess.Popen([exe, "serve", "--upstream", up_url, "--host", "127.0.0.1", "--port", str(px_port)] + sum((["--plugin", p] for p in PACKS), [])))
+        # profiled: the same command line, `safeagents.main` run under cProfile in a plain Python process
+        run = [sys.executable, "-c", PROFILED.format(out=profile_to)] if profile_to else [exe]
+        procs.append(subprocess.Popen(run + ["serve", "--upstream", up_url, "--host", "127.0.0.1", "--port", str(px_port)] + sum((["--plugin", p] for p in PACKS), [])))
         px_url = f"http://127.0.0.1:{px_port}"
         wait_up(px_url + "/v1/models", procs[1])   # through the proxy to the upstream
-        r = asyncio.run(asyncio.wait_for(load(up_url, px_url), 150))
+        return asyncio.run(asyncio.wait_for(load(up_url, px_url, blocks), 300))
     finally:
         for p in reversed(procs):
-            p.terminate()
-            try: p.wait(10)
+            p.terminate()  # uvicorn stops on SIGTERM, so cProfile writes its file
+            try: p.wait(20)
             except subprocess.TimeoutExpired: p.kill()
+
+
+def streaming():
+    "Added latency and throughput, measured unprofiled; then where the proxy's event loop spends its time, in a second, profiled run."
+    r = proxy_load()
+    prof = Path("/tmp") / f"safeagents-proxy-{os.getpid()}.prof"
+    proxy_load(str(prof), blocks=1)
     return r | {"added_ttft_p50_ms": r["proxy"]["ttft_p50_ms"] - r["direct"]["ttft_p50_ms"],
                 "added_ttft_p99_ms": r["proxy"]["ttft_p99_ms"] - r["direct"]["ttft_p99_ms"],
+                "added_plain_p50_ms": r["proxy"]["plain_p50_ms"] - r["direct"]["plain_p50_ms"],
                 "throughput_ratio": r["proxy"]["chunks_per_s"] / r["direct"]["chunks_per_s"],
+                "proxy_profile": proxy_profile(prof),
                 "setup": "client (this process) -> `safeagents serve` (own process) -> scripted upstream (own process); "
                          "direct: client -> the same upstream process; rounds alternate direct/proxy",
                 "reply": {"content_chunks": UPSTREAM_REPLY["chunks"], "sleep_per_chunk_s": UPSTREAM_REPLY["sleep_chunk"], "tool_calls": 1}}
+
+
+def proxy_profile(path: Path, top: int = 16) -> str:
+    "The proxy process's event-loop thread by own time (the checks run on worker threads: the decision table times them)."
+    import io, pstats
+    if not path.exists(): return ""
+    buf = io.StringIO()
+    st = pstats.Stats(str(path), stream=buf)
+    st.sort_stats("tottime").print_stats(top)
+    path.unlink()
+    text = buf.getvalue()
+    text = text[text.index("ncalls"):] if "ncalls" in text else text
+    return "\n".join(l.replace(str(Path.cwd()) + "/", "").replace(sys.prefix + "/", "") for l in text.strip().splitlines())
 
 
 def markdown_one(name, r):
@@ -180,6 +239,15 @@ def markdown_one(name, r):
         lines += ["", f"Where the time goes: one session driven to {max(STEPS)} steps under cProfile (cumulative seconds, "
                   "profiler overhead included):", "", "```", r["profile"], "```"]
     s = r.get("streaming")
+    if s and s.get("single"):
+        o = s["single"]
+        rows = [("1 session", "non-streamed call", o["plain_direct"], o["plain_proxy"]),
+                ("1 session", "first streamed event", o["first_event_direct"], o["first_event_proxy"]),
+                (f"{SESSIONS} sessions", "non-streamed call", s["direct"]["plain_p50_ms"], s["proxy"]["plain_p50_ms"]),
+                (f"{SESSIONS} sessions", "first streamed event", s["direct"]["ttft_p50_ms"], s["proxy"]["ttft_p50_ms"])]
+        lines += ["", "Added latency (goal: at most 2 ms at the median in each row; one tool call an answer, checked by both packs):", "",
+                  "| load | what | direct p50 (ms) | proxy p50 (ms) | added (ms) |", "|---|---|---|---|---|"]
+        lines += [f"| {a} | {b} | {d:.2f} | {p:.2f} | {p - d:+.2f} |" for a, b, d, p in rows]
     if s:
         lines += ["", f"{SESSIONS} concurrent streaming sessions x {BLOCKS * ROUNDS_PER_BLOCK} rounds per path, same run; client, proxy "
                   "(`safeagents serve`, both packs) and scripted upstream each in its own process on 127.0.0.1, "
@@ -188,7 +256,10 @@ def markdown_one(name, r):
                   "| path | TTFT p50 (ms) | TTFT p99 (ms) | stream p50 (ms) | chunks/s |", "|---|---|---|---|---|"]
         for k in ("direct", "proxy"):
             lines.append(f"| {k} | {s[k]['ttft_p50_ms']:.1f} | {s[k]['ttft_p99_ms']:.1f} | {s[k]['stream_p50_ms']:.1f} | {s[k]['chunks_per_s']:.0f} |")
-        lines.append(f"\nAdded TTFT p50: {s['added_ttft_p50_ms']:.1f} ms (p99: {s['added_ttft_p99_ms']:.1f} ms); proxy/direct throughput: {s['throughput_ratio']:.2f}.")
+        lines.append(f"\nAdded TTFT p50: {s['added_ttft_p50_ms']:.1f} ms (p99: {s['added_ttft_p99_ms']:.1f} ms); proxy/direct throughput: {s['throughput_ratio']:.2f} (goal: at least 0.95).")
+        if s.get("proxy_profile"):
+            lines += ["", "Where the proxy's event loop spends its time: a second run of the same load (one block) with the proxy under "
+                      "cProfile, by own time:", "", "```", s["proxy_profile"], "```"]
     return "\n".join(lines)
 
 

@@ -4,14 +4,14 @@
 
 # %% ../nbs/05b_safeagents.ipynb #a6d12be5
 from __future__ import annotations
-import argparse, asyncio, contextlib, copy, hmac, importlib, json, logging, os, re, secrets, sys, tempfile, threading, time
+import argparse, asyncio, contextlib, hmac, importlib, json, logging, os, re, secrets, sys, tempfile, threading, time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 from fastcore.basics import patch
-import httpx, uvicorn
+import aiohttp, uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -25,15 +25,15 @@ from .wire import (AnthropicStream, OpenAIStream, SSEParser, declared_anthropic,
 
 
 # %% auto #0
-__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'MALFORMED', 'SAMPLING_CLEARED', 'SCRUB', 'Turn', 'admin_token',
-           'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json', 'fwd_headers', 'upstream_error',
-           'passthrough', 'send', 'malformed', 'stream_broke', 'final_text', 'guard_check', 'openai_decide',
-           'sampling_body', 'capture_body', 'keep_turn', 'openai_final', 'openai_final_stream', 'openai_chat',
-           'openai_guard_response', 'close_upstream', 'openai_relay', 'anthropic_decide', 'anthropic_final',
-           'anthropic_final_stream', 'anthropic_messages', 'anthropic_guard_response', 'anthropic_relay',
-           'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory', 'check_pair',
-           'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub', 'cmd_publish',
-           'parser', 'main']
+__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'UPSTREAM_ERRORS', 'MALFORMED', 'SAMPLING_CLEARED', 'SCRUB',
+           'Turn', 'admin_token', 'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json', 'fwd_headers',
+           'Upstream', 'upstream_error', 'passthrough', 'send', 'malformed', 'stream_broke', 'final_text',
+           'guard_check', 'openai_decide', 'sampling_body', 'capture_body', 'keep_turn', 'openai_final',
+           'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay',
+           'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages',
+           'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub',
+           'check_trajectory', 'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources',
+           'cmd_check', 'cmd_scrub', 'cmd_publish', 'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -147,7 +147,7 @@ class ProxyState:
     def __init__(self, cfg:ProxyConfig):
         self.cfg, self.guard, self.log = cfg, Guard(cfg.plugins, cfg.judge, judge_timeout_s=cfg.judge_timeout_s), EventLog(cfg.events)
         self.steps, self.turns, self.lock = defaultdict(int), defaultdict(list), threading.Lock()
-        self.client: httpx.AsyncClient|None = None
+        self.client: aiohttp.ClientSession|None = None
         # checks run on these threads, one per response in flight: a judge may wait on the network and a plugin may
         # hang, and the event loop must go on serving the other sessions meanwhile
         self.pool = ThreadPoolExecutor(64, thread_name_prefix="safeagents-check")
@@ -190,9 +190,24 @@ def fwd_headers(headers) -> dict:
     "Request or response headers without hop-by-hop ones."
     return {k: v for k, v in headers.items() if k.lower() not in HOP}
 
+# what talking to the upstream can raise: aiohttp's errors, a timeout, a socket's own error
+UPSTREAM_ERRORS = (aiohttp.ClientError, asyncio.TimeoutError, OSError)
+
+class Upstream:
+    """An upstream answer, read as it comes. The upstream is reached with aiohttp: per request it costs about half
+    the CPU time of httpx (0.74 against 1.34 ms a round trip to the scripted upstream here), which is most of what
+    the proxy adds under load (`bench/safeagents_bench.py`)."""
+    def __init__(self, r:aiohttp.ClientResponse): self.r, self.status_code, self.headers, self.body = r, r.status, r.headers, None
+    def aiter_raw(self): return self.r.content.iter_any()
+    async def aread(self) -> bytes:
+        if self.body is None: self.body = await self.r.read()
+        return self.body
+    def json(self): return json.loads(self.body)
+    async def aclose(self): self.r.release()  # back to the pool when read to the end, closed otherwise
+
 def upstream_error(e:Exception) -> JSONResponse:
     "504 for a timeout, 502 for anything else the upstream did wrong."
-    if isinstance(e, httpx.TimeoutException): return error(504, f"upstream timed out ({type(e).__name__})", "timeout_error")
+    if isinstance(e, asyncio.TimeoutError): return error(504, f"upstream timed out ({type(e).__name__})", "timeout_error")
     return error(502, f"upstream unreachable or broken ({type(e).__name__})", "api_error")
 
 # %% ../nbs/05b_safeagents.ipynb #f6971c88
@@ -201,13 +216,12 @@ async def passthrough(st:ProxyState, req:Request, path:str) -> Response:
     if req.method not in ("GET", "HEAD") or not re.fullmatch(st.cfg.passthrough, path):
         return error(404, f"safeagents forwards the chat routes and read-only model routes only; {req.method} {path} is not one", "not_found_error")
     url = st.cfg.upstream + path + (f"?{req.url.query}" if req.url.query else "")
-    try:
-        up = await st.client.send(st.client.build_request(req.method, url, headers=fwd_headers(req.headers), content=await req.body()), stream=True)
-    except httpx.HTTPError as e: return upstream_error(e)
+    try: up = Upstream(await st.client.request(req.method, url, headers=fwd_headers(req.headers), data=await req.body()))
+    except UPSTREAM_ERRORS as e: return upstream_error(e)
     async def body():
         try:
             async for c in up.aiter_raw(): yield c
-        except httpx.HTTPError: pass
+        except UPSTREAM_ERRORS: pass
         finally: await up.aclose()
     return StreamingResponse(body(), status_code=up.status_code, headers=fwd_headers(up.headers))
 
@@ -215,8 +229,10 @@ async def passthrough(st:ProxyState, req:Request, path:str) -> Response:
 async def send(st:ProxyState, path:str, req:Request, body:dict, stream:bool):
     "The upstream response to `body`, or an error response."
     try:
-        up = await st.client.send(st.client.build_request("POST", st.cfg.upstream + path, json=body, headers=fwd_headers(req.headers)), stream=stream)
-    except httpx.HTTPError as e: return upstream_error(e)
+        up = Upstream(await st.client.post(st.cfg.upstream + path, data=json.dumps(body).encode(),
+                                           headers=fwd_headers(req.headers) | {"content-type": "application/json"}))
+        if not stream or up.status_code >= 400: await up.aread()
+    except UPSTREAM_ERRORS as e: return upstream_error(e)
     if up.status_code < 400: return up
     text = (await up.aread())[:2000]; await up.aclose()
     if up.status_code >= 500: return error(502, f"upstream returned {up.status_code}: {text.decode('utf-8', 'replace')}", "api_error")
@@ -324,7 +340,7 @@ async def openai_chat(st:ProxyState, req:Request, path:str, session) -> Response
 
 async def openai_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None) -> dict:
     "The non-streamed response `data`, checked and rewritten; its turn recorded."
-    data, ds = copy.deepcopy(data), []
+    ds = []  # `data` was parsed for this response: rewritten in place
     for ch in data.get("choices") or []:
         msg = ch.get("message") or {}
         d = await openai_decide(st, body, msg, session); ds += d
@@ -337,7 +353,7 @@ async def openai_guard_response(st:ProxyState, body:dict, data:dict, session, t0
     return data
 
 # %% ../nbs/05b_safeagents.ipynb #3d4fd103
-async def close_upstream(up:httpx.Response, it, drain:bool):
+async def close_upstream(up:Upstream, it, drain:bool):
     "Close `up`; when its stream ended cleanly, first read the (empty) rest of `it`, so the connection is reused."
     if drain:
         async def rest():
@@ -345,7 +361,7 @@ async def close_upstream(up:httpx.Response, it, drain:bool):
         with contextlib.suppress(Exception): await asyncio.wait_for(rest(), 1.0)
     await up.aclose()
 
-async def openai_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:float|None=None):
+async def openai_relay(st:ProxyState, body:dict, up:Upstream, session, t0:float|None=None):
     "Relay an upstream chat stream, holding tool calls until they are checked."
     s, parser, done, it = OpenAIStream(), SSEParser(), False, up.aiter_raw()
     try:
@@ -361,7 +377,7 @@ async def openai_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:
                     if s.feed(d): out.append(sse(data))  # not held: the upstream's event as it came
                 if out: yield b"".join(out)
                 if done: break
-        except httpx.HTTPError as e:
+        except UPSTREAM_ERRORS as e:
             yield sse({"error": {"type": "api_error", "message": f"safeagents: upstream stream broke ({type(e).__name__})"}}); return
         if not done and not s.finish:
             yield sse({"error": {"type": "api_error", "message": "safeagents: upstream stream ended before the response finished"}}); return
@@ -414,7 +430,7 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
     up = await send(st, path, req, sampling_body(st, body), stream)
     if isinstance(up, Response): return up
     if stream: return StreamingResponse(anthropic_relay(st, body, up, session, t0), media_type="text/event-stream")
-    try: data = copy.deepcopy(up.json())
+    try: data = up.json()  # parsed here, so it is the proxy's own to rewrite
     except ValueError: return error(502, "upstream answered with something that is not JSON", "api_error")
     if not isinstance(data, dict): return malformed()
     try: return JSONResponse(await anthropic_guard_response(st, body, data, session, t0))
@@ -431,7 +447,7 @@ async def anthropic_guard_response(st:ProxyState, body:dict, data:dict, session,
     return data
 
 # %% ../nbs/05b_safeagents.ipynb #f7df56c1
-async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, t0:float|None=None):
+async def anthropic_relay(st:ProxyState, body:dict, up:Upstream, session, t0:float|None=None):
     "Relay an upstream Messages stream, holding `tool_use` blocks until they are checked."
     s, parser, done, it = AnthropicStream(), SSEParser(), False, up.aiter_raw()
     try:
@@ -447,7 +463,7 @@ async def anthropic_relay(st:ProxyState, body:dict, up:httpx.Response, session, 
                     if d.get("type") == "message_stop": done = True
                 if out: yield b"".join(out)
                 if done: break
-        except httpx.HTTPError as e:
+        except UPSTREAM_ERRORS as e:
             yield sse({"type": "error", "error": {"type": "api_error", "message": f"safeagents: upstream stream broke ({type(e).__name__})"}}, "error"); return
         if not done:
             yield sse({"type": "error", "error": {"type": "api_error", "message": "safeagents: upstream stream ended before the message finished"}}, "error"); return
@@ -488,13 +504,13 @@ def make_app(cfg:ProxyConfig) -> Starlette:
             return error(500, f"internal error ({type(e).__name__})", "api_error")
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        t = httpx.Timeout(cfg.timeout_s, connect=min(cfg.timeout_s, 30.0))
-        # idle upstream connections are dropped after 2 s: uvicorn (vLLM's server) closes them after 5 s, and httpx's
-        # default of exactly 5 s races that close, now and then failing a request on a dead connection
-        st.client = httpx.AsyncClient(timeout=t, limits=httpx.Limits(max_connections=1024, max_keepalive_connections=256, keepalive_expiry=2.0))
+        t = aiohttp.ClientTimeout(total=None, sock_connect=min(cfg.timeout_s, 30.0), sock_read=cfg.timeout_s)
+        # idle upstream connections are dropped after 2 s: uvicorn (vLLM's server) closes them after 5 s, and a pool
+        # that keeps them exactly as long races that close, now and then failing a request on a dead connection
+        st.client = aiohttp.ClientSession(timeout=t, connector=aiohttp.TCPConnector(limit=1024, keepalive_timeout=2.0))
         try: yield
         finally:
-            await st.client.aclose(); st.log.close()
+            await st.client.close(); st.log.close()
             st.pool.shutdown(wait=False)
             if st.guard.judge_pool: st.guard.judge_pool.shutdown(wait=False)
     app = Starlette(routes=[Route("/{path:path}", guarded, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])], lifespan=lifespan)
