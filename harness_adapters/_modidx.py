@@ -799,6 +799,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                              'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents.Upstream.json': ( 'safeagents.html#upstream.json',
                                                                                             'harness_adapters/safeagents.py'),
+                                             'harness_adapters.safeagents._decide': ( 'safeagents.html#_decide',
+                                                                                      'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents._is_error_json': ( 'safeagents.html#_is_error_json',
                                                                                              'harness_adapters/safeagents.py'),
                                              'harness_adapters.safeagents._load_judge': ( 'safeagents.html#_load_judge',

@@ -181,6 +181,7 @@ async def read_json(req:Request, limit:int):
     try: data = json.loads(body, parse_constant=_not_json)
     except RecursionError: return error(400, "request body is nested too deeply")
     except ValueError: return error(400, "request body is not valid JSON (UTF-8, no NaN or Infinity)")
+    req.state.raw = body  # forwarded as it came when the proxy changes nothing in it (`send`)
     return data if isinstance(data, dict) else error(400, "request body must be a JSON object")
 
 # %% ../nbs/05b_safeagents.ipynb #a17d21c3
@@ -226,10 +227,11 @@ async def passthrough(st:ProxyState, req:Request, path:str) -> Response:
     return StreamingResponse(body(), status_code=up.status_code, headers=fwd_headers(up.headers))
 
 # %% ../nbs/05b_safeagents.ipynb #175c0a13
-async def send(st:ProxyState, path:str, req:Request, body:dict, stream:bool):
+async def send(st:ProxyState, path:str, req:Request, body:dict, stream:bool,
+               raw:bytes|None=None): # the request's own bytes, when `body` is what they say unchanged
     "The upstream response to `body`, or an error response."
     try:
-        up = Upstream(await st.client.post(st.cfg.upstream + path, data=json.dumps(body).encode(),
+        up = Upstream(await st.client.post(st.cfg.upstream + path, data=raw if raw is not None else json.dumps(body).encode(),
                                            headers=fwd_headers(req.headers) | {"content-type": "application/json"}))
         if not stream or up.status_code >= 400: await up.aread()
     except UPSTREAM_ERRORS as e: return upstream_error(e)
@@ -264,20 +266,27 @@ def final_text(st:ProxyState, session) -> str:
     return f"[safeagents] step limit reached: session `{session}` made {st.cfg.max_steps} model calls"
 
 # %% ../nbs/05b_safeagents.ipynb #4ed87b48
-async def guard_check(st:ProxyState, steps:list, declared, session) -> list[Decision]:
+def _decide(st:ProxyState, steps:list, declared, session, api:str) -> list[Decision]:
+    "The guard's decisions, written to the events file (a worker thread's job: a file write blocks)."
+    ds = st.guard.check(steps, declared, session)
+    st.record(ds, api, session)
+    return ds
+
+async def guard_check(st:ProxyState, steps:list, declared, session, api:str) -> list[Decision]:
     "The guard's decisions, on a worker thread so that other sessions go on; all blocked past `check_timeout_s` (fail closed)."
     t = st.cfg.check_timeout_s
-    try: return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(st.pool, st.guard.check, steps, declared, session), t)
+    try: return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(st.pool, _decide, st, steps, declared, session, api), t)
     except asyncio.TimeoutError:  # the thread cannot be stopped; its answer, if it ever comes, is dropped
-        return [Decision(c["tool_call_id"], c["function_name"], [Finding("timeout", "high", 2, f"no verdict in {t:g} s", error=True)])
-                for c in steps[-1].get("tool_calls") or []]
+        ds = [Decision(c["tool_call_id"], c["function_name"], [Finding("timeout", "high", 2, f"no verdict in {t:g} s", error=True)])
+              for c in steps[-1].get("tool_calls") or []]
+        st.record(ds, api, session)
+        return ds
 
 async def openai_decide(st:ProxyState, body:dict, msg:dict, session) -> list[Decision]:
     "Decisions on the tool calls of assistant message `msg` answering request `body`."
     if not msg.get("tool_calls"): return []
     steps = openai_steps(list(body.get("messages") or []) + [msg])
-    ds = await guard_check(st, steps, declared_openai(body), session)
-    st.record(ds, "openai", session)
+    ds = await guard_check(st, steps, declared_openai(body), session, "openai")
     return ds
 
 SAMPLING_CLEARED = ("top_k", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty", "logit_bias")
@@ -329,7 +338,8 @@ async def openai_chat(st:ProxyState, req:Request, path:str, session) -> Response
         text = final_text(st, session)
         return StreamingResponse(openai_final_stream(body, text), media_type="text/event-stream") if stream else JSONResponse(openai_final(body, text))
     t0 = time.perf_counter()
-    up = await send(st, path, req, capture_body(st, body), stream)
+    sent = capture_body(st, body)
+    up = await send(st, path, req, sent, stream, req.state.raw if sent is body else None)
     if isinstance(up, Response): return up
     if stream: return StreamingResponse(openai_relay(st, body, up, session, t0), media_type="text/event-stream")
     try: data = up.json()
@@ -397,8 +407,7 @@ async def anthropic_decide(st:ProxyState, body:dict, content:list, session) -> l
     "Decisions on the `tool_use` blocks of response `content` to request `body`."
     if not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content): return []
     steps = anthropic_steps(body.get("system"), list(body.get("messages") or []) + [{"role": "assistant", "content": content}])
-    ds = await guard_check(st, steps, declared_anthropic(body), session)
-    st.record(ds, "anthropic", session)
+    ds = await guard_check(st, steps, declared_anthropic(body), session, "anthropic")
     return ds
 
 def anthropic_final(body:dict, text:str) -> dict:
@@ -427,7 +436,8 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
         text = final_text(st, session)
         return StreamingResponse(anthropic_final_stream(body, text), media_type="text/event-stream") if stream else JSONResponse(anthropic_final(body, text))
     t0 = time.perf_counter()
-    up = await send(st, path, req, sampling_body(st, body), stream)
+    sent = sampling_body(st, body)
+    up = await send(st, path, req, sent, stream, req.state.raw if sent is body else None)
     if isinstance(up, Response): return up
     if stream: return StreamingResponse(anthropic_relay(st, body, up, session, t0), media_type="text/event-stream")
     try: data = up.json()  # parsed here, so it is the proxy's own to rewrite
