@@ -36,11 +36,12 @@ def conversation(n):
     return steps
 
 
-def drive(guard, n_steps: int, session: str) -> list[float]:
-    "Milliseconds `guard` takes to decide each step of one session driven to `n_steps` steps, a request a step."
+def drive(guard, n_steps: int, session: str | None, tag: str = "") -> list[float]:
+    "Milliseconds `guard` takes to decide each step of one session driven to `n_steps` steps, a request a step (`tag` makes its prompt its own)."
     out = []
     for n in range(1, n_steps + 1):
         conv = conversation(n)
+        if tag: conv[1] = {**conv[1], "message": f"{conv[1]['message']} ({tag})"}
         t = time.perf_counter(); guard.check(conv, {"bash"}, session=session); out.append((time.perf_counter() - t) * 1000)
     return out
 
@@ -50,14 +51,17 @@ def decision_times():
     from harness_adapters.guard import Guard
     g, sc = Guard(PACKS), Scanner(PACKS)
     runs = [drive(g, max(STEPS), f"d{k}") for k in range(DRIVEN)]
+    bare = [drive(g, max(STEPS), None, f"bare {k}") for k in range(DRIVEN)]  # requests without a session id
     out = {}
     for n in STEPS:
         inc = [ms for r in runs for ms in r[max(0, n - WINDOW):n]]
+        nosid = [ms for r in bare for ms in r[max(0, n - WINDOW):n]]
         full = []
         for _ in range(FULL_REPS):
             conv = conversation(n); t = time.perf_counter(); sc.full_scan(conv); full.append((time.perf_counter() - t) * 1000)
         out[n] = {"incremental_p50_ms": statistics.median(inc), "incremental_p99_ms": pct(inc, 0.99),
-                  "full_p50_ms": statistics.median(full), "full_p99_ms": pct(full, 0.99), "decisions": len(inc)}
+                  "full_p50_ms": statistics.median(full), "full_p99_ms": pct(full, 0.99), "decisions": len(inc),
+                  "no_session_p50_ms": statistics.median(nosid), "no_session_p99_ms": pct(nosid, 0.99)}
     return out
 
 
@@ -232,9 +236,10 @@ def markdown_one(name, r):
     lines = [f"## {name}", "", r.get("code", ""), "",
              f"Decision time per tool call (`Guard.check`), {DRIVEN} sessions driven a request a step to {max(STEPS)} steps "
              f"(the last {WINDOW} steps up to n of each), and a full atif-scan of the same conversation:", "",
-             "| agent steps | decision p50 (ms) | decision p99 (ms) | full scan p50 (ms) | full scan p99 (ms) |", "|---|---|---|---|---|"]
+             "| agent steps | decision p50 (ms) | decision p99 (ms) | no session id p50 / p99 (ms) | full scan p50 (ms) | full scan p99 (ms) |", "|---|---|---|---|---|---|"]
     for n, d in r["decision"].items():
-        lines.append(f"| {n} | {d['incremental_p50_ms']:.2f} | {d['incremental_p99_ms']:.2f} | {d['full_p50_ms']:.2f} | {d['full_p99_ms']:.2f} |")
+        bare = f"{d['no_session_p50_ms']:.2f} / {d['no_session_p99_ms']:.2f}" if "no_session_p50_ms" in d else "-"
+        lines.append(f"| {n} | {d['incremental_p50_ms']:.2f} | {d['incremental_p99_ms']:.2f} | {bare} | {d['full_p50_ms']:.2f} | {d['full_p99_ms']:.2f} |")
     if r.get("profile"):
         lines += ["", f"Where the time goes: one session driven to {max(STEPS)} steps under cProfile (cumulative seconds, "
                   "profiler overhead included):", "", "```", r["profile"], "```"]

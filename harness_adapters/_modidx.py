@@ -265,6 +265,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                             'harness_adapters/detectors.py'),
                                             'harness_adapters.detectors.numbered': ( 'detectors.html#numbered',
                                                                                      'harness_adapters/detectors.py'),
+                                            'harness_adapters.detectors.prefix_key': ( 'detectors.html#prefix_key',
+                                                                                       'harness_adapters/detectors.py'),
                                             'harness_adapters.detectors.scope': ('detectors.html#scope', 'harness_adapters/detectors.py'),
                                             'harness_adapters.detectors.seen_text': ( 'detectors.html#seen_text',
                                                                                       'harness_adapters/detectors.py'),

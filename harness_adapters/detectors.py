@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_detectors.ipynb #1b7e7948
 from __future__ import annotations
-import base64, importlib, ipaddress, re, shlex, time
+import base64, hashlib, importlib, ipaddress, json, re, shlex, time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from fastcore.basics import patch
@@ -28,7 +28,7 @@ __all__ = ['URL_HOST', 'SCP_HOST', 'FETCHER', 'TRUSTED_HOST', 'BARE_HOST', 'VALU
            'ARGV_LIST', 'PIPED', 'HERESTRING', 'INTERPRETERS', 'GUARD_SKIP', 'Finding', 'severity_name', 'verdict_of',
            'undeclared_tool', 'text_hosts', 'is_loopback', 'acting_text', 'normalise', 'with_normalised',
            'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'load_plugin', 'guard_checks', 'scope', 'is_local',
-           'numbered', 'make_trace', 'Scanner']
+           'numbered', 'make_trace', 'Scanner', 'prefix_key']
 
 # %% ../nbs/04_detectors.ipynb #8771f65d
 @dataclass(slots=True)
@@ -408,9 +408,11 @@ def full_scan(self:Scanner, steps:list[dict]) -> dict[int, list[Finding]]:
 
 # %% ../nbs/04_detectors.ipynb #421ce634
 @patch
-def _parsed(self:Scanner, steps:list[dict], session) -> _SessionSteps:
+def _parsed(self:Scanner, steps:list[dict], session,
+            keep_as=None): # the key to keep the state under afterwards (default: `session`)
     "atif-scan Steps for `steps`, reusing those parsed for `session` up to where the conversation diverges."
     st = self.sessions.pop(session, None) or _SessionSteps() if session is not None else _SessionSteps()
+    session = session if keep_as is None else keep_as
     k = 0
     while k < min(len(st.raw), len(steps) - 1) and st.raw[k] == steps[k]: k += 1
     st.raw, st.parsed, st.kept = st.raw[:k], st.parsed[:k], k
@@ -433,12 +435,19 @@ def _walked(st:_SessionSteps, i:int, det) -> Detection:
         st.walks.pop(i, None)
         return Detection(Status.ERROR, complete=False)
 
+def prefix_key(steps:list[dict]) -> tuple:
+    "The key of a conversation that came without a session id: a hash of its steps."
+    return ("prefix", hashlib.sha1(json.dumps(steps, sort_keys=True, default=str).encode()).hexdigest())
+
 @patch
 def scan(self:Scanner, steps:list[dict], # ATIF step dicts, the new agent step last
-         session=None, # session key whose earlier steps are reused (None: parse all)
+         session=None, # session key whose earlier steps are reused (None: found by the conversation's prefix)
         ) -> dict[int, list[Finding]]:
     "Findings per call of the last step of `steps`, scanning only what is new."
-    st = self._parsed(steps, session)
+    # without a session id, the state a request left is found by the next one's conversation less its last two
+    # steps (the call it answered, now with its result, and the new one): what this one holds less its last step
+    st = (self._parsed(steps, session) if session is not None else
+          self._parsed(steps, prefix_key(steps[:-2]), keep_as=prefix_key(steps[:-1])))
     parsed, last = st.parsed, st.parsed[-1]
     one, whole = Trace(SCHEMA_VERSION, (last,)), (make_trace(tuple(parsed)) if self.context else None)
     # the first step stays: whether it is the agent's says whether the prompt was recorded

@@ -112,7 +112,7 @@ def _agent_conv(cmds, prompt="Fix the failing test in module foo please and repo
 
 
 def test_incremental_equals_full_scan_long_and_branching():
-    "Sessions of up to 50 steps whose history is cut back and regrown (as a harness does after compaction): every step's findings equal a full scan's, the walked and prompt-scoped checks included."
+    "Sessions of up to 50 steps whose history is cut back and regrown (as a harness does after compaction), with a session id and without: every step's findings equal a full scan's, the walked and prompt-scoped checks included."
     import random
     rnd, sc = random.Random(0), Scanner(PACKS)
     assert sc.walk and sc.prompt  # recall.benchmark_unprompted walks; lookup.instruction_phrase_search reads the prompt
@@ -125,6 +125,10 @@ def test_incremental_equals_full_scan_long_and_branching():
             if rnd.random() < 0.1 and len(cs) > 5: cs, rewritten = cs[: rnd.randrange(1, len(cs))], rewritten + 1
             cs.append(rnd.choice(cmds)); conv = _agent_conv(cs)
             inc, full = sc.scan(conv, session=f"t{trial}"), sc.full_scan(conv)
+            bare = sc.scan(conv)  # no session id: the state is found by the conversation's prefix
             assert {i: [f.rule for f in v] for i, v in inc.items()} == {i: [f.rule for f in v] for i, v in full.items()}, (trial, len(cs))
+            assert {i: [f.rule for f in v] for i, v in bare.items()} == {i: [f.rule for f in v] for i, v in full.items()}, (trial, len(cs))
             fired |= {f.rule for v in inc.values() for f in v}
+    # a state per conversation, not per request (a rewritten history or an added user turn starts another)
+    assert sum(k[0] == "prefix" for k in sc.sessions if isinstance(k, tuple)) < 200 // 4
     assert rewritten >= 4 and {"recall.benchmark_unprompted", "lookup.instruction_phrase_search", "tamper.reward_write"} <= fired, fired
