@@ -16,10 +16,10 @@ from atif_scan.data import shell
 from atif_scan.checks import Unread
 from atif_scan.data.model import Channel, Locator
 from atif_scan.detectors import recall
-from atif_scan.detectors.installs import ContextSurfaceDetector
+from atif_scan.detectors.installs import ContextSurfaceDetector, _written
 from atif_scan.detectors.lookup import InstructionPhraseSearch
 from atif_scan.detectors.recall import UnprimedDetector
-from atif_scan.detectors.text import SurfaceDetector
+from atif_scan.detectors.text import TOOL_INPUT_CHANNELS, SurfaceDetector
 from .atif_io import SCHEMA_VERSION
 
 # %% auto #0
@@ -363,6 +363,23 @@ def _walk_step(det:UnprimedDetector, w:_Walked|None, step, seen:list) -> _Walked
                 det._collect(surface, ctx, seen, primed, st)
     return _Walked(st, frozenset(primed), len(seen), horizon, head, (w.agent_steps if w else 0) + step.authored, stopped)
 
+def _as_surface_detector(check) -> SurfaceDetector:
+    "A step-scoped check as the plain `SurfaceDetector` it evaluates as (an install check with no task: `Context()` has none)."
+    if isinstance(check, ContextSurfaceDetector):
+        return SurfaceDetector(check.spec, check.channels, lambda s, p=check.predicate: _written(s) and p(s, None))
+    return check
+
+def _on_surfaces(det:SurfaceDetector, surfaces:list, agent:bool) -> Detection:
+    "atif-scan's `SurfaceDetector.evaluate` on a step's surfaces, made once for every step-scoped check."
+    try:
+        hits, unread, reads = [], [], bool(det.channels & (TOOL_INPUT_CHANNELS | {Channel.ARGUMENTS}))
+        for s in surfaces:
+            at, gaps = det._judge(s, reads)
+            if at is not None: hits.append(at)
+            unread += gaps
+        return Detection.of(hits, agent and not unread, unread)
+    except Exception: return Detection(Status.ERROR, complete=False)
+
 def _walk_detection(det:UnprimedDetector, w:_Walked) -> Detection:
     "The Detection atif-scan's `UnprimedDetector.evaluate` gives on the steps walked."
     s, ctx = w.state, Context()
@@ -393,6 +410,7 @@ class Scanner:
         simple = all(hasattr(c, "evaluate") and not hasattr(c, "dependencies") for c in self.checks)
         by = {c: scope(c) if simple else "trace" for c in self.checks}
         self.local = [c for c in self.checks if by[c] == "step"]
+        self.on_step = [_as_surface_detector(c) for c in self.local]
         self.prompt = [c for c in self.checks if by[c] == "prompt"]
         self.walk = [(i, c) for i, c in enumerate(self.checks) if by[c] == "walk"]
         self.context = [c for c in self.checks if by[c] == "trace"]
@@ -452,6 +470,7 @@ def scan(self:Scanner, steps:list[dict], # ATIF step dicts, the new agent step l
     one, whole = Trace(SCHEMA_VERSION, (last,)), (make_trace(tuple(parsed)) if self.context else None)
     # the first step stays: whether it is the agent's says whether the prompt was recorded
     prompt = make_trace(tuple(s for j, s in enumerate(parsed[:-1]) if j == 0 or s.source in ("system", "user")) + (last,))
-    pairs = ([(c.spec, _evaluate(c, one)) for c in self.local] + [(c.spec, _evaluate(c, prompt)) for c in self.prompt]
+    surfaces, agent = list(one.agent_surfaces()), one.agent_steps > 0
+    pairs = ([(c.spec, _on_surfaces(c, surfaces, agent)) for c in self.on_step] + [(c.spec, _evaluate(c, prompt)) for c in self.prompt]
              + [(c.spec, _walked(st, i, c)) for i, c in self.walk] + [(c.spec, _evaluate(c, whole)) for c in self.context])
     return _located(pairs, last.index, len(last.calls))
