@@ -255,8 +255,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                         'harness_adapters/detectors.py'),
                                             'harness_adapters.detectors.guard_checks': ( 'detectors.html#guard_checks',
                                                                                          'harness_adapters/detectors.py'),
-                                            'harness_adapters.detectors.is_local': ( 'detectors.html#is_local',
-                                                                                     'harness_adapters/detectors.py'),
                                             'harness_adapters.detectors.is_loopback': ( 'detectors.html#is_loopback',
                                                                                         'harness_adapters/detectors.py'),
                                             'harness_adapters.detectors.load_plugin': ( 'detectors.html#load_plugin',

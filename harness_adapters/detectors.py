@@ -27,8 +27,8 @@ __all__ = ['URL_HOST', 'SCP_HOST', 'FETCHER', 'TRUSTED_HOST', 'BARE_HOST', 'VALU
            'ESCAPES', 'DECODER', 'SINK', 'ASSIGN', 'PY_ASSIGN', 'PY_CONCAT', 'SPLIT_QUOTES', 'QUOTED_WORD', 'RUNS',
            'ARGV_LIST', 'PIPED', 'HERESTRING', 'INTERPRETERS', 'GUARD_SKIP', 'Finding', 'severity_name', 'verdict_of',
            'undeclared_tool', 'text_hosts', 'is_loopback', 'acting_text', 'normalise', 'with_normalised',
-           'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'load_plugin', 'guard_checks', 'scope', 'is_local',
-           'numbered', 'make_trace', 'Scanner', 'prefix_key']
+           'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'load_plugin', 'guard_checks', 'scope', 'numbered',
+           'make_trace', 'Scanner', 'prefix_key']
 
 # %% ../nbs/04_detectors.ipynb #8771f65d
 @dataclass(slots=True)
@@ -287,10 +287,6 @@ def scope(check) -> str:
     if type(check) is UnprimedDetector: return "walk"
     return "trace"
 
-def is_local(check) -> bool:
-    "Whether `check` judges each agent surface on its own (so one step is enough to evaluate it)."
-    return scope(check) == "step"
-
 def numbered(steps:list[dict]) -> list[dict]:
     "`steps` with ATIF `step_id`s."
     return [{**s, "step_id": i} for i, s in enumerate(steps, 1)]
@@ -409,8 +405,7 @@ class Scanner:
         self.full = Engine(self.checks)
         simple = all(hasattr(c, "evaluate") and not hasattr(c, "dependencies") for c in self.checks)
         by = {c: scope(c) if simple else "trace" for c in self.checks}
-        self.local = [c for c in self.checks if by[c] == "step"]
-        self.on_step = [_as_surface_detector(c) for c in self.local]
+        self.on_step = [_as_surface_detector(c) for c in self.checks if by[c] == "step"]
         self.prompt = [c for c in self.checks if by[c] == "prompt"]
         self.walk = [(i, c) for i, c in enumerate(self.checks) if by[c] == "walk"]
         self.context = [c for c in self.checks if by[c] == "trace"]
