@@ -31,9 +31,9 @@ __all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'UPSTREAM_ERRO
            'guard_check', 'openai_decide', 'sampling_body', 'capture_body', 'keep_turn', 'openai_final',
            'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay',
            'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages',
-           'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint', 'make_app', 'Proxy', 'scrub_text', 'scrub',
-           'check_trajectory', 'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources',
-           'cmd_check', 'cmd_scrub', 'cmd_publish', 'parser', 'main']
+           'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint', 'make_app', 'uvicorn_options', 'Proxy',
+           'scrub_text', 'scrub', 'check_trajectory', 'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve',
+           'check_sources', 'cmd_check', 'cmd_scrub', 'cmd_publish', 'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -373,7 +373,7 @@ async def close_upstream(up:Upstream, it, drain:bool):
 
 async def openai_relay(st:ProxyState, body:dict, up:Upstream, session, t0:float|None=None):
     "Relay an upstream chat stream, holding tool calls until they are checked."
-    s, parser, done, it = OpenAIStream(), SSEParser(), False, up.aiter_raw()
+    s, parser, done, it, held = OpenAIStream(), SSEParser(), False, up.aiter_raw(), []  # held: the events as they came
     try:
         try:
             async for raw in it:
@@ -385,6 +385,7 @@ async def openai_relay(st:ProxyState, body:dict, up:Upstream, session, t0:float|
                     if not isinstance(d, dict): continue  # not an event of this API: skipped like garbled text
                     if "error" in d: out.append(sse(d)); done = True; break
                     if s.feed(d): out.append(sse(data))  # not held: the upstream's event as it came
+                    else: held.append(data)
                 if out: yield b"".join(out)
                 if done: break
         except UPSTREAM_ERRORS as e:
@@ -395,7 +396,8 @@ async def openai_relay(st:ProxyState, body:dict, up:Upstream, session, t0:float|
         shown = rewrite_openai_message(s.message, ds)[0] if any(d.blocked for d in ds) else s.message
         keep_turn(st, session, "openai", s.prompt_token_ids, s.token_ids or None, s.logprobs or None, "stop" if any(d.blocked for d in ds) and not
                   any(not d.blocked for d in ds) and s.finish == "tool_calls" else s.finish, ds, body, shown, t0)
-        yield b"".join([sse(x) for x in s.release(ds)] + [sse("[DONE]")])
+        # nothing blocked: the held events go out as they came, not parsed, rewritten and encoded again
+        yield b"".join([sse(x) for x in (s.release(ds) if any(d.blocked for d in ds) else held)] + [sse("[DONE]")])
     except MALFORMED as e:  # a field of the wrong type: what is held cannot be checked, so the stream ends here
         yield stream_broke(f"upstream sent an event that is not this API's ({type(e).__name__}); the held part was not passed on", "openai")
     except Exception as e:  # a fault of the proxy's own: the client still gets a stream that ends in an error event
@@ -459,7 +461,7 @@ async def anthropic_guard_response(st:ProxyState, body:dict, data:dict, session,
 # %% ../nbs/05b_safeagents.ipynb #f7df56c1
 async def anthropic_relay(st:ProxyState, body:dict, up:Upstream, session, t0:float|None=None):
     "Relay an upstream Messages stream, holding `tool_use` blocks until they are checked."
-    s, parser, done, it = AnthropicStream(), SSEParser(), False, up.aiter_raw()
+    s, parser, done, it, held = AnthropicStream(), SSEParser(), False, up.aiter_raw(), []  # held: the events as they came
     try:
         try:
             async for raw in it:
@@ -470,6 +472,7 @@ async def anthropic_relay(st:ProxyState, body:dict, up:Upstream, session, t0:flo
                     if not isinstance(d, dict): continue  # not an event of this API: skipped like garbled text
                     if d.get("type") == "error": yield b"".join(out + [sse(d, "error")]); return
                     if s.feed(name, d): out.append(sse(data, name))  # not held: the upstream's event as it came
+                    else: held.append((name, data))
                     if d.get("type") == "message_stop": done = True
                 if out: yield b"".join(out)
                 if done: break
@@ -480,7 +483,7 @@ async def anthropic_relay(st:ProxyState, body:dict, up:Upstream, session, t0:flo
         ds = await anthropic_decide(st, body, s.content, session)
         shown = rewrite_anthropic_content(s.content, ds)[0] if any(d.blocked for d in ds) else s.content
         keep_turn(st, session, "anthropic", None, None, None, s.stop, ds, body, {"role": "assistant", "content": shown}, t0)
-        yield b"".join(sse(x, n) for n, x in s.release(ds))
+        yield b"".join(sse(x, n) for n, x in (s.release(ds) if any(d.blocked for d in ds) else held))
     except MALFORMED as e:  # a field of the wrong type: what is held cannot be checked, so the stream ends here
         yield stream_broke(f"upstream sent an event that is not this API's ({type(e).__name__}); the held part was not passed on", "anthropic")
     except Exception as e:  # a fault of the proxy's own: the client still gets a stream that ends in an error event
@@ -528,13 +531,17 @@ def make_app(cfg:ProxyConfig) -> Starlette:
     return app
 
 # %% ../nbs/05b_safeagents.ipynb #2cd7e920
+def uvicorn_options(cfg:ProxyConfig) -> dict:
+    """How uvicorn serves the proxy: no access log and no forwarded-for rewriting (work per request the proxy does not
+    use), and idle client connections kept `keep_alive_s`."""
+    return dict(log_level="warning", access_log=False, proxy_headers=False, timeout_keep_alive=cfg.keep_alive_s)
+
 class Proxy:
     "A safeagents proxy served by uvicorn on a background thread."
     def __init__(self, cfg:ProxyConfig):
         self.cfg, self.app = cfg, make_app(cfg)
         self.state: ProxyState = self.app.state.safeagents
-        self.server = uvicorn.Server(uvicorn.Config(self.app, host=cfg.host, port=cfg.port, log_level="warning", lifespan="on",
-                                                    timeout_keep_alive=cfg.keep_alive_s))
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host=cfg.host, port=cfg.port, lifespan="on", **uvicorn_options(cfg)))
         self.thread = None
 
     def start(self, timeout:float=30) -> "Proxy":
@@ -660,7 +667,7 @@ def cmd_serve(a):
     if cfg.capture and not os.environ.get("SAFEAGENTS_ADMIN_TOKEN"):   # a token drawn here: say it, or nobody can read the turns
         print(f"safeagents: captured turns need the header {ADMIN_HEADER}: {cfg.admin_token} "
               "(set SAFEAGENTS_ADMIN_TOKEN to choose it)", file=sys.stderr, flush=True)
-    uvicorn.run(make_app(cfg), host=cfg.host, port=cfg.port, log_level="warning", timeout_keep_alive=cfg.keep_alive_s)
+    uvicorn.run(make_app(cfg), host=cfg.host, port=cfg.port, **uvicorn_options(cfg))
     return 0
 
 def check_sources(guard:Guard, path) -> Iterator[dict]:
