@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, asyncio, contextlib, hmac, importlib, json, logging, os, re, secrets, sys, tempfile, threading, time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Iterator
 from fastcore.basics import patch
@@ -131,6 +131,8 @@ class ProxyConfig:
         self.upstream = self.upstream.rstrip("/")
         if self.upstream.endswith("/v1"): raise ValueError("upstream is the base URL without /v1")
         if self.max_steps is not None and self.max_steps < 1: raise ValueError("max_steps must be at least 1 (or None)")
+        for k in ("check_timeout_s", "timeout_s", "keep_alive_s", "max_body") + (("judge_timeout_s",) if self.judge_timeout_s is not None else ()):
+            if not getattr(self, k) > 0: raise ValueError(f"{k} must be above 0, got {getattr(self, k)!r}")
         self.plugins = tuple(self.plugins)
 
 # %% ../nbs/05b_safeagents.ipynb #c80dbc26
@@ -656,9 +658,10 @@ def judge_from_args(a):
 
 def config_from_args(a) -> ProxyConfig:
     "The `ProxyConfig` of `safeagents serve`'s arguments."
+    bounds = {k: v for k, v in (("check_timeout_s", a.check_timeout), ("max_body", a.max_body), ("keep_alive_s", a.keep_alive)) if v is not None}
     return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), judge_timeout_s=a.judge_timeout, events=a.events,
                        capture=a.capture, max_steps=a.max_steps,
-                       sampling=None if a.temperature is None else {"temperature": a.temperature, "top_p": 1.0}, timeout_s=a.timeout)
+                       sampling=None if a.temperature is None else {"temperature": a.temperature, "top_p": 1.0}, timeout_s=a.timeout, **bounds)
 
 def cmd_serve(a):
     "Serve until interrupted (SIGINT or SIGTERM: uvicorn finishes open requests, then the events file is closed)."
@@ -738,6 +741,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--temperature", type=float, help="sample every request at this temperature (top_p 1), whatever the client asks")
     s.add_argument("--max-steps", type=int, help="model calls a session may make")
     s.add_argument("--timeout", type=float, default=600.0, help="upstream timeout, seconds")
+    d = {f.name: f.default for f in fields(ProxyConfig)}
+    s.add_argument("--check-timeout", type=float, help=f"seconds the check of one response may take; past it its calls are blocked (default {d['check_timeout_s']:g})")
+    s.add_argument("--max-body", type=int, help=f"largest request body, bytes; larger ones get 413 (default {d['max_body']})")
+    s.add_argument("--keep-alive", type=float, help=f"seconds an idle client connection stays open (default {d['keep_alive_s']:g})")
     c = sub.add_parser("check", help="verdicts for saved request/response pairs, ATIF trajectories (JSON or JSON lines) or pi session logs")
     c.add_argument("file", nargs="+"); c.add_argument("--plugin", action="append", default=[])
     sc = sub.add_parser("scrub", help="remove credentials, emails and home paths"); sc.add_argument("src"); sc.add_argument("dest")
