@@ -726,6 +726,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                         'harness_adapters/rollouts.py'),
                                            'harness_adapters.rollouts.session_trajectory': ( 'rollouts.html#session_trajectory',
                                                                                              'harness_adapters/rollouts.py'),
+                                           'harness_adapters.rollouts.solve_record': ( 'rollouts.html#solve_record',
+                                                                                       'harness_adapters/rollouts.py'),
                                            'harness_adapters.rollouts.start_proxy': ( 'rollouts.html#start_proxy',
                                                                                       'harness_adapters/rollouts.py'),
                                            'harness_adapters.rollouts.turn_tokens': ( 'rollouts.html#turn_tokens',

@@ -23,7 +23,8 @@ from .serving import ServerConfig, VLLMServer
 # %% auto #0
 __all__ = ['PACKS', 'TurnTokens', 'Rollout', 'rollout_to_dict', 'rollout_from_dict', 'extends', 'count_prefix_breaks',
            'fetch_turns', 'turn_tokens', 'session_facts', 'session_trajectory', 'run_rollout', 'run_group', 'run_many',
-           'save_rollout', 'start_proxy', 'Stack', 'serving_stack', 'rollout_cli', 'measure_solve_rates', 'measure_cli']
+           'save_rollout', 'start_proxy', 'Stack', 'serving_stack', 'rollout_cli', 'measure_solve_rates',
+           'solve_record', 'measure_cli']
 
 # %% ../nbs/09_rollouts.ipynb #b8c2339e
 @dataclass(slots=True)
@@ -266,23 +267,34 @@ def rollout_cli(argv: list[str]) -> int:
 # %% ../nbs/09_rollouts.ipynb #7b5591ba
 def measure_solve_rates(tasks: list[Task], harness: str, proxy_url: str, model: str, out: str | Path, *,
                         samples: int = 8, workers: int = 8, preset: ModelPreset | str = "tiny") -> dict:
-    "Solve rate of each task over `samples` rollouts, kept (and resumed) in the JSON file `out`."
+    """Solve rate of each task over `samples` rollouts, kept (and resumed) in the JSON file `out`. `workers` rollouts
+    run at once across tasks: with fewer samples than workers, the next task's rollouts start while this one's run
+    (4 samples, 8 workers: two tasks in flight, where one task at a time left the server batching 4 sequences). A
+    task's line is written as soon as its samples are in, in the order the tasks were given."""
     out, p = Path(out), get_preset(preset)
     done = json.loads(out.read_text()) if out.exists() else {}
     if other := {v.get("max_tokens") for v in done.values()} - {None, p.max_tokens}:
         raise ValueError(f"{out} holds rates measured at max_tokens {sorted(other)}, not {p.max_tokens}: use another --out")
-    todo = [t for t in tasks if t.id not in done]
-    for task in tqdm(todo, desc=f"measuring ({len(done)} done)"):
-        rs = run_group(task, harness, proxy_url, model, samples, workers=workers, progress=False, preset=preset)
-        ok = [r for r in rs if not r.errored]
-        if not ok: raise RuntimeError(f"every rollout of {task.id} errored: {rs[0].error}")
-        done[task.id] = {"solve_rate": round(sum(r.reward == 1.0 for r in ok) / len(ok), 4), "samples": len(ok),
-                         "errored": len(rs) - len(ok), "model": model, "harness": harness,
-                         "tool_calls_mean": round(sum(r.tool_calls for r in ok) / len(ok), 2),
-                         "temperature": p.temperature,  # the proxy samples at the preset's
-                         "max_tokens": p.max_tokens}    # and the harness asks for this many a turn
-        atomic_write(out, json.dumps(dict(sorted(done.items())), indent=1))
+    todo = list({t.id: t for t in tasks if t.id not in done}.values())
+    pool = ThreadPoolExecutor(max(1, workers))
+    try:
+        runs = [[pool.submit(run_rollout, t, harness, proxy_url, model, preset=preset, group_id=g) for _ in range(samples)]
+                for t in todo for g in [f"{t.id}-{uuid.uuid4().hex[:6]}"]]   # queued in order: the pool takes them first come
+        for task, futs in tqdm(list(zip(todo, runs)), desc=f"measuring ({len(done)} done)"):
+            done[task.id] = solve_record([f.result() for f in futs], task.id, model, harness, p)
+            atomic_write(out, json.dumps(dict(sorted(done.items())), indent=1))
+    finally: pool.shutdown(wait=True, cancel_futures=True)  # on an error or ^C: what has not started never will
     return done
+
+def solve_record(rs: list, task_id: str, model: str, harness: str, p: ModelPreset) -> dict:
+    "The line `measure` keeps for a task: its solve rate over the rollouts `rs` that did not error, and how they went."
+    ok = [r for r in rs if not r.errored]
+    if not ok: raise RuntimeError(f"every rollout of {task_id} errored: {rs[0].error}")
+    return {"solve_rate": round(sum(r.reward == 1.0 for r in ok) / len(ok), 4), "samples": len(ok),
+            "errored": len(rs) - len(ok), "model": model, "harness": harness,
+            "tool_calls_mean": round(sum(r.tool_calls for r in ok) / len(ok), 2),
+            "temperature": p.temperature,  # the proxy samples at the preset's
+            "max_tokens": p.max_tokens}    # and the harness asks for this many a turn
 
 # %% ../nbs/09_rollouts.ipynb #cacaf4e3
 def measure_cli(argv: list[str]) -> int:
@@ -295,7 +307,8 @@ def measure_cli(argv: list[str]) -> int:
     ap.add_argument("--split", default=None, choices=SPLITS, help="only this split of the families named")
     ap.add_argument("--source", default=None, help="only this source of the families named (e.g. tiny)")
     ap.add_argument("--no-check", action="store_true", help="do not run the trial matrix on your own task folders")
-    ap.add_argument("--samples", type=int, default=8); ap.add_argument("--workers", type=int, default=8)
+    ap.add_argument("--samples", type=int, default=8, help="rollouts a task")
+    ap.add_argument("--workers", type=int, default=8, help="rollouts at once, across tasks (the server schedules as many sequences)")
     ap.add_argument("--max-tokens", type=int, default=None,
                     help="output tokens a turn (default: the preset's); measure under the training run's limit")
     ap.add_argument("--out", required=True, help="JSON file of results (resumed if it exists)")
