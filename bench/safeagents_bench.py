@@ -223,7 +223,7 @@ def proxy_load(profile_to: str | None = None, blocks: int = BLOCKS, pin: bool = 
     """The upstream and the proxy (`safeagents serve`, under cProfile when `profile_to`) each in its own process; the
     client here, going to both in turn. `pin`: the proxy alone on CPU 1, the client and the upstream on CPU 0, as when
     the model server's work is on an accelerator and the proxy does not share cores with it."""
-    import shutil, subprocess
+    import shutil, subprocess, tempfile
     up_port, px_port = free_port(), free_port()
     exe = shutil.which("safeagents") or sys.exit("the `safeagents` console script is not installed (pip install -e .)")
     procs, mine = [], os.sched_getaffinity(0)
@@ -235,8 +235,9 @@ def proxy_load(profile_to: str | None = None, blocks: int = BLOCKS, pin: bool = 
         wait_up(up_url + "/v1/models", procs[0])
         # profiled: the same command line, `safeagents.main` run under cProfile in a plain Python process
         run = [sys.executable, "-c", PROFILED.format(out=profile_to)] if profile_to else [exe]
+        # run from /tmp: `python -c` puts the working directory first on sys.path, where a checkout's own code would win over PYTHONPATH
         procs.append(subprocess.Popen(run + ["serve", "--upstream", up_url, "--host", "127.0.0.1", "--port", str(px_port)] + sum((["--plugin", p] for p in PACKS), []),
-                                      preexec_fn=on(1)))
+                                      preexec_fn=on(1), cwd=tempfile.gettempdir()))
         px_url = f"http://127.0.0.1:{px_port}"
         wait_up(px_url + "/v1/models", procs[1])   # through the proxy to the upstream
         pids = {"client": None, "proxy": procs[1].pid, "upstream": procs[0].pid}

@@ -205,27 +205,32 @@ def shared_prefix(batch: list[SFTSample]) -> int:
 
 def _shared_step_loss(model, batch: list[SFTSample]) -> tuple[float, int]:
     """Backpropagate the same loss as `_step_loss` with the shared prefix (system prompt, tool definitions) run once:
-    each row's rest runs against the prefix's keys and values, and one backward pass sums the prefix's gradient."""
+    each row's rest runs against the prefix's keys and values and is backpropagated at once, down to those keys and
+    values (leaves that sum the rows' gradients), so only one row's graph is held at a time; then one backward pass
+    through the prefix takes the summed gradient."""
     from transformers import DynamicCache                 # lazy: transformers takes seconds to import
     n, k = sum(sum(s.loss_mask[1:]) for s in batch), shared_prefix(batch)
     if k < 2: return _step_loss(model, batch)
     prefix = DynamicCache()
     head = model(input_ids=torch.tensor([batch[0].input_ids[:k]]), past_key_values=prefix, use_cache=True,
                  logits_to_keep=1).logits[0, -1].float()   # predicts token k of every row
-    kv = [(layer.keys, layer.values) for layer in prefix.layers]
-    total = 0.0
+    kv = [t for layer in prefix.layers for t in (layer.keys, layer.values)]
+    leaves = [t.detach().requires_grad_() for t in kv]     # the rows' graphs end here
+    total, first = 0.0, 0
     for s in batch:
         cache = DynamicCache()
-        for i, (keys, values) in enumerate(kv): cache.update(keys, values, i)   # the prefix's tensors, not copies
+        for i in range(len(leaves) // 2): cache.update(leaves[2 * i], leaves[2 * i + 1], i)   # the same tensors, not copies
         ids = torch.tensor(s.input_ids)
-        if s.loss_mask[k]: total = total + torch.nn.functional.cross_entropy(head[None], ids[k:k + 1], reduction="sum")
+        if s.loss_mask[k]: first = first + torch.nn.functional.cross_entropy(head[None], ids[k:k + 1], reduction="sum")
         at = torch.tensor([j for j in range(len(ids) - k - 1) if s.loss_mask[k + 1 + j]])   # rest position j predicts k+j+1
         if not len(at): continue
         logits = model(input_ids=ids[None, k:], past_key_values=cache, logits_to_keep=at).logits[0].float()
-        total = total + torch.nn.functional.cross_entropy(logits, ids[k + 1 + at], reduction="sum")
-    loss = total / max(n, 1)
-    loss.backward()
-    return loss.item(), n
+        row = torch.nn.functional.cross_entropy(logits, ids[k + 1 + at], reduction="sum") / max(n, 1)
+        row.backward(); total += row.item()                # this row's graph is freed here
+    outs, grads = [t for t, l in zip(kv, leaves) if l.grad is not None], [l.grad for l in leaves if l.grad is not None]
+    if torch.is_tensor(first): outs.append(first / max(n, 1)); grads.append(torch.ones((), dtype=first.dtype)); total += first.item() / max(n, 1)
+    if outs: torch.autograd.backward(outs, grads)          # the prefix, once, with the rows' summed gradient
+    return total, n
 
 
 # %% ../nbs/10d_sft.ipynb #1cd4081b
