@@ -433,7 +433,10 @@ if __name__ == "__main__":
     a = ap.parse_args()
     import harness_adapters
     code = Path(harness_adapters.__file__).resolve().parent
-    try: rev = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    try:
+        rev = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        if rev and subprocess.run(["git", "-C", str(code), "status", "--porcelain", "--", "."], capture_output=True, text=True).stdout.strip():
+            rev += " with uncommitted changes"
     except OSError: rev = ""
     load0 = os.getloadavg()[0]
     r = {"decision": decision_times(), "profile": profile(), "streaming": None if a.no_streaming else streaming(),

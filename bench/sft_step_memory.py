@@ -40,7 +40,11 @@ def main():
     ap.add_argument("--as", dest="name", default="after", help="file the numbers under this name (default: after)")
     a = ap.parse_args()
     import harness_adapters
-    r = {"code": str(Path(harness_adapters.__file__).resolve().parent), "when": time.strftime("%Y-%m-%d %H:%M"),
+    code = Path(harness_adapters.__file__).resolve().parent
+    rev = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    if rev and subprocess.run(["git", "-C", str(code), "status", "--porcelain", "--", "."], capture_output=True, text=True).stdout.strip():
+        rev += " with uncommitted changes"
+    r = {"code": str(code) + (f" at commit {rev}" if rev else ""), "when": time.strftime("%Y-%m-%d %H:%M"),
          "rows": 8, "tokens_a_row": 1109, "shared_prefix": 773, "trained_a_row": 330}
     for way in ("shared", "whole"):
         # from /tmp: `python -c` puts the working directory first on sys.path, where a checkout's code would win over PYTHONPATH
@@ -54,11 +58,12 @@ def main():
     f.write_text(json.dumps(results, indent=1))
     lines = ["# One SFT step: peak memory and time", "", "`python bench/sft_step_memory.py` (see its docstring). 8 sessions of 1,109 tokens "
              "(773 shared, 330 trained each), `tiny` with the RL-shaped LoRA, one process per way of taking the step.", "",
-             "| code | way | peak RSS (MiB) | of it, after loading (MiB) | step (s) | loss |", "|---|---|---|---|---|---|"]
+             "| code | way | peak RSS (MiB) | RSS with the model loaded, before the step (MiB) | step (s) | loss |", "|---|---|---|---|---|---|"]
     for name in sorted(results, key=lambda k: (k == "after", k)):
         for way in ("shared", "whole"):
             x = results[name][way]
             lines.append(f"| {name} | {way} | {x['peak_mib']} | {x['loaded_mib']} | {x['step_s']} | {x['loss']:.4f} |")
+    lines += [""] + [f"- {name}: `{results[name]['code']}`, measured {results[name]['when']}" for name in sorted(results, key=lambda k: (k == "after", k))]
     (f.parent / "sft_step_memory.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
