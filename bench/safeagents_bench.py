@@ -68,6 +68,36 @@ def decision_times():
     return out
 
 
+def check_costs(n: int = 200, top: int = 6) -> dict:
+    """The decision on one answer as the streaming loads send it (a 200-word message and a call) and on a short one, in
+    new sessions (p50 ms); and, for the long answer, the step-scoped checks that take the most of it (atif-scan's
+    `SurfaceDetector._judge` timed per check, mean us a decision)."""
+    import collections
+    import atif_scan.detectors.text as T
+    from harness_adapters.guard import Guard
+    g, spent = Guard(PACKS), collections.Counter()
+    def answer(text): return [{"source": "user", "message": "write a long answer"}, {"source": "agent", "message": text, "tool_calls": [
+        {"tool_call_id": "c0", "function_name": "bash", "arguments": {"command": "pytest -q"}}]}]
+    out = {}
+    for name, text in (("long", UPSTREAM_REPLY["text"]), ("short", SHORT_REPLY["text"])):
+        ms = []
+        for i in range(n):
+            t = time.perf_counter(); g.check(answer(text), {"bash"}, session=f"{name}{i}"); ms.append((time.perf_counter() - t) * 1000)
+        out[f"{name}_p50_ms"] = statistics.median(ms)
+    judge = T.SurfaceDetector._judge
+    def timed(self, surface, reads):
+        t = time.perf_counter()
+        try: return judge(self, surface, reads)
+        finally: spent[self.spec.id] += time.perf_counter() - t
+    T.SurfaceDetector._judge = timed
+    try:
+        for i in range(n): g.check(answer(UPSTREAM_REPLY["text"]), {"bash"}, session=f"timed{i}")
+    finally: T.SurfaceDetector._judge = judge
+    out["checks_us"] = {k: round(v / n * 1e6, 1) for k, v in spent.most_common(top)}
+    out["all_checks_us"] = round(sum(spent.values()) / n * 1e6, 1)
+    return out
+
+
 def profile(n_steps: int = 200, top: int = 14) -> str:
     "cProfile of one session driven to `n_steps` steps: the functions that take the time, by cumulative time."
     import cProfile, io, pstats
@@ -357,6 +387,12 @@ def markdown_one(name, r):
     if r.get("profile"):
         lines += ["", f"Where the time goes: one session driven to {max(STEPS)} steps under cProfile (cumulative seconds, "
                   "profiler overhead included):", "", "```", r["profile"], "```"]
+    c = r.get("checks")
+    if c:
+        lines += ["", f"The decision on one answer in a new session: {c['short_p50_ms']:.2f} ms p50 for a short one (a sentence and a call), "
+                  f"{c['long_p50_ms']:.2f} ms for the 200-word one the streaming loads send. Of the long answer's, the step-scoped checks "
+                  f"judging its surfaces take {c['all_checks_us'] / 1000:.2f} ms; the costliest (mean us a decision):", "",
+                  "| check | us |", "|---|---|"] + [f"| {k} | {v:.0f} |" for k, v in c["checks_us"].items()]
     s = r.get("streaming")
     if s and s.get("single"):
         o, pin = s["single"], s.get("pinned")
@@ -439,7 +475,7 @@ if __name__ == "__main__":
             rev += " with uncommitted changes"
     except OSError: rev = ""
     load0 = os.getloadavg()[0]
-    r = {"decision": decision_times(), "profile": profile(), "streaming": None if a.no_streaming else streaming(),
+    r = {"decision": decision_times(), "profile": profile(), "checks": check_costs(), "streaming": None if a.no_streaming else streaming(),
          "vllm": None if a.no_streaming or a.no_vllm else vllm_load(),
          "machine": "2 shared CPU cores, no GPU", "plugins": list(PACKS),
          "when": time.strftime("%Y-%m-%d %H:%M")}
