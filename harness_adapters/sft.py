@@ -214,12 +214,12 @@ def _shared_step_loss(model, batch: list[SFTSample]) -> tuple[float, int]:
     prefix = DynamicCache()
     head = model(input_ids=torch.tensor([batch[0].input_ids[:k]]), past_key_values=prefix, use_cache=True,
                  logits_to_keep=1).logits[0, -1].float()   # predicts token k of every row
-    kv = [t for layer in prefix.layers for t in (layer.keys, layer.values)]
-    leaves = [t.detach().requires_grad_() for t in kv]     # the rows' graphs end here
+    kv = [(layer.keys, layer.values) for layer in prefix.layers]
+    leaves = [(k_.detach().requires_grad_(), v.detach().requires_grad_()) for k_, v in kv]   # the rows' graphs end here
     total, first = 0.0, 0
     for s in batch:
         cache = DynamicCache()
-        for i in range(len(leaves) // 2): cache.update(leaves[2 * i], leaves[2 * i + 1], i)   # the same tensors, not copies
+        for i, (keys, values) in enumerate(leaves): cache.update(keys, values, i)   # the same tensors, not copies
         ids = torch.tensor(s.input_ids)
         if s.loss_mask[k]: first = first + torch.nn.functional.cross_entropy(head[None], ids[k:k + 1], reduction="sum")
         at = torch.tensor([j for j in range(len(ids) - k - 1) if s.loss_mask[k + 1 + j]])   # rest position j predicts k+j+1
@@ -227,7 +227,8 @@ def _shared_step_loss(model, batch: list[SFTSample]) -> tuple[float, int]:
         logits = model(input_ids=ids[None, k:], past_key_values=cache, logits_to_keep=at).logits[0].float()
         row = torch.nn.functional.cross_entropy(logits, ids[k + 1 + at], reduction="sum") / max(n, 1)
         row.backward(); total += row.item()                # this row's graph is freed here
-    outs, grads = [t for t, l in zip(kv, leaves) if l.grad is not None], [l.grad for l in leaves if l.grad is not None]
+    pairs = [(t, l.grad) for ts, ls in zip(kv, leaves) for t, l in zip(ts, ls) if l.grad is not None]
+    outs, grads = [t for t, _ in pairs], [g for _, g in pairs]
     if torch.is_tensor(first): outs.append(first / max(n, 1)); grads.append(torch.ones((), dtype=first.dtype)); total += first.item() / max(n, 1)
     if outs: torch.autograd.backward(outs, grads)          # the prefix, once, with the rows' summed gradient
     return total, n
