@@ -287,7 +287,7 @@ def build_source(src: Source, cfg: BuildConfig, engine=None) -> dict:
 # %% ../nbs/12c_envbuilder.ipynb #81534577
 def summarise(records: list[dict]) -> dict:
     "The run's table from its records: trajectories in, candidates and kept tasks per family, drop reasons."
-    fams = [f for f in FAMILIES if f not in ("data", "workspace")]  # the families the builder makes
+    fams = [f for f in FAMILIES if f not in ("data", "workspace", "novel")]  # the families the builder makes
     s = {"trajectories_in": len(records), "status": {}, "candidates": {f: 0 for f in fams}, "kept": {f: 0 for f in fams},
          "drop_reasons": {}, "split": {"train": 0, "heldout": 0}, "tasks": []}
     for r in records:

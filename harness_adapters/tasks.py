@@ -23,7 +23,7 @@ __all__ = ['FAMILIES', 'DIFFICULTIES', 'SPLITS', 'PARTS', 'GENERATORS', 'DEFAULT
            'is_shipped', 'check_task_folders', 'resolve_tasks', 'tasks_cli']
 
 # %% ../nbs/07_tasks.ipynb #9a5fc8cd
-FAMILIES = ("repair", "build", "extend", "qa", "data", "workspace")
+FAMILIES = ("repair", "build", "extend", "qa", "data", "workspace", "novel")
 DIFFICULTIES = ("easy", "medium", "hard")
 SPLITS = ("train", "heldout")
 PARTS = ("task.toml", "instruction.md", "environment/", "tests/test.sh", "solution/solve.sh")
@@ -192,7 +192,8 @@ def label_from_rate(rate: float) -> str:
 
 # %% ../nbs/07_tasks.ipynb #ce3ef7ba
 GENERATORS = {"data": "harness_adapters.datatasks:generate", "tiny": "harness_adapters.tinytasks:generate",
-              "workspace": "harness_adapters.workspacetasks:generate"}
+              "workspace": "harness_adapters.workspacetasks:generate",
+              "broad": "harness_adapters.broadtasks:generate", "novel": "harness_adapters.noveltasks:generate"}
 
 def fixtures_dir() -> Path:
     "The repository's hand-written tasks (`tasks/` beside the package)."
@@ -412,7 +413,8 @@ def check_task(task: Task | str | Path, backend: SandboxBackend | None = None) -
 
 # %% ../nbs/07_tasks.ipynb #f8572f34
 TASK_SETS = {"tiny": dict(family="qa", source="tiny"), "data": dict(family="data"), "workspace": dict(family="workspace"),
-             "heldout": dict(split="heldout", family=tuple(f for f in FAMILIES if f != "workspace"))}
+             "novel": dict(family="novel"),
+             "heldout": dict(split="heldout", family=tuple(f for f in FAMILIES if f not in ("workspace", "novel")))}
 
 class TaskSpecError(ValueError):
     "A task spec that names no usable task; the message names the spec (or folder) and what is wrong."

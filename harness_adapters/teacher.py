@@ -14,7 +14,8 @@ from .rollouts import Rollout, run_many, save_rollout, serving_stack
 from .runs import atomic_write
 from .scripted import ScriptedUpstream
 from .tasks import Task, resolve_tasks
-from .workspacetasks import Case, cases, took_shortcut
+from .workspacetasks import WORKSPACE, Case, cases, took_shortcut
+from .broadtasks import BROAD, LEADS as BROAD_LEADS
 
 # %% auto #0
 __all__ = ['LEAN_TOOLS', 'LEAN_SYSTEM_PROMPT', 'plan', 'final_message', 'Teacher', 'teachable', 'record', 'prompt_tokens',
@@ -49,16 +50,20 @@ def plan(kind: str,     # the task's kind: read, list, grep, csv, run or fix
                   ("bash", {"command": f"cd /workspace && python3 {case.script}"})]
     elif kind == "read" and len(named) == 1:
         steps.append(("read", {"path": f"/workspace/{named[0]}"}))   # the value is in the file: read it, no command
-    else:
+    elif not case.alts:
         if named and kind in ("csv", "run") and rng.random() < 0.5: steps.append(("read", {"path": f"/workspace/{named[0]}"}))
         steps.append(("bash", {"command": f"cd /workspace && {case.solve}"}))
+    else:   # a breadth kind: one of several commands that answer, sometimes after reading the file the question names
+        if named and rng.random() < 0.3: steps.append(("read", {"path": f"/workspace/{named[0]}"}))
+        steps.append(("bash", {"command": f"cd /workspace && {rng.choice((case.solve,) + tuple(case.alts))}"}))
     return steps
 
 def final_message(kind: str, case: Case, variant: int) -> str:
     "The last message of a session that found the answer: a short sentence, then the `Answer: N` line."
     n, rng = case.answer, random.Random(f"teacher-final|{case.question}|{variant}")
     lead = {"read": f"The setting is {n}.", "list": f"There are {n} such files.", "grep": f"I count {n} such lines.",
-            "csv": f"{n} rows match.", "run": f"It prints {n}.", "fix": f"Fixed; the script now prints {n}."}[kind]
+            "csv": f"{n} rows match.", "run": f"It prints {n}.", "fix": f"Fixed; the script now prints {n}."}.get(kind)
+    lead = lead or BROAD_LEADS[kind].format(n=n)
     return rng.choice([f"Answer: {n}", f"{lead}\n\nAnswer: {n}", f"{lead}\nAnswer: {n}"])
 
 # %% ../nbs/09a_teacher.ipynb #2b5701c3
@@ -101,9 +106,9 @@ class Teacher(ScriptedUpstream):
 # %% ../nbs/09a_teacher.ipynb #c12ab9d1
 def teachable(tasks: list[Task], allow_heldout: bool = False) -> dict[str, tuple[str, Case]]:
     "The teacher's knowledge of `tasks`: id -> (kind, case); a `ValueError` names tasks it cannot teach."
-    known = {tid: (kind, c) for tid, kind, level, c, _ in cases()}
+    known = {tid: (kind, c) for fam in (WORKSPACE, BROAD) for tid, kind, level, c, _ in cases(family=fam)}
     unknown = [t.id for t in tasks if t.id not in known]
-    if unknown: raise ValueError(f"the teacher knows the workspace family only; not: {', '.join(unknown[:8])}")
+    if unknown: raise ValueError(f"the teacher knows the workspace family only (its breadth kinds too); not: {', '.join(unknown[:8])}")
     held = [t.id for t in tasks if t.split != "train"]
     if held and not allow_heldout:
         raise ValueError(f"{len(held)} held-out tasks ({', '.join(held[:5])}...): sessions to learn from come from training tasks only")
