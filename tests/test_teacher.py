@@ -1,5 +1,5 @@
-"""The teacher (nbs/09a_teacher.ipynb) inside the real pi: one training task of each workspace kind, a shortcut task among
-them, two sessions each through safeagents. Every session solves its task by looking (tool calls, no shortcut, nothing
+"""The teacher (nbs/09a_teacher.ipynb) inside the real pi: one training task of each narrow workspace kind and of three
+breadth kinds, a shortcut task among them, two sessions each through safeagents. Every session solves its task by looking (tool calls, no shortcut, nothing
 blocked), the two sessions of a task differ, each solved session is written as an ATIF trajectory to learn from, and
 pi's lean configuration (`--tools`, `--system-prompt`) makes the first request shorter than pi's own."""
 import json
@@ -20,6 +20,7 @@ pytestmark = pytest.mark.slow
 def picked():
     ts = resolve_tasks("workspace", split="train", check=False)
     out = [next(t for t in ts if t.id.startswith(f"ws-{k}-") and not t.shortcut) for k in ws.KINDS]
+    out += [next(t for t in ts if t.id.startswith(f"wb-{k}-hard-")) for k in ("exitcode", "lookup", "dups")]   # breadth kinds
     return out + [next(t for t in ts if t.shortcut)]
 
 
