@@ -754,6 +754,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
             'harness_adapters.packs.traj2envs': { 'harness_adapters.packs.traj2envs.checks': ( 'traj2envs.html#checks',
                                                                                                'harness_adapters/packs/traj2envs.py')},
             'harness_adapters.results': { 'harness_adapters.results.Arm': ('results.html#arm', 'harness_adapters/results.py'),
+                                          'harness_adapters.results.Arm.sources': ( 'results.html#arm.sources',
+                                                                                    'harness_adapters/results.py'),
                                           'harness_adapters.results.PartialEvaluation': ( 'results.html#partialevaluation',
                                                                                           'harness_adapters/results.py'),
                                           'harness_adapters.results.Result': ('results.html#result', 'harness_adapters/results.py'),

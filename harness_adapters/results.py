@@ -25,8 +25,15 @@ class Arm:
     "One column of a result: the sessions of arm `arm` in the evaluation folders `evals` (several: pooled per task)."
     label: str           # what the table calls it
     evals: tuple         # evaluation folders (relative to the repository) holding its sessions
-    arm: str             # its arm name in their `sessions.jsonl` (`base`, `adapters/step-60`, `run-a/step-20`)
+    arm: str | tuple     # its arm name in their `sessions.jsonl` (`base`, `run-a/step-20`); a tuple: one per folder
     harness: str = "pi"
+    reference: "Arm | None" = None   # its own reference (a seed against the base of its own evaluation); else the result's
+
+    def sources(self) -> list[tuple[str, str]]:
+        "(evaluation folder, arm name) pairs."
+        names = (self.arm,) * len(self.evals) if isinstance(self.arm, str) else tuple(self.arm)
+        if len(names) != len(self.evals): raise ValueError(f"{self.label}: {len(self.evals)} folders but {len(names)} arm names")
+        return list(zip(self.evals, names))
 
 @dataclass(frozen=True)
 class Result:
@@ -53,14 +60,15 @@ class PartialEvaluation(RuntimeError):
 def arm_sessions(root: Path, arm: Arm) -> pd.DataFrame:
     "Every session of `arm` in its evaluation folders (under `root`), each folder checked finished."
     rows = []
-    for ev in arm.evals:
+    for ev, name in arm.sources():
         folder = Path(root) / ev
         if not (folder / ResultStore.FILE).exists(): raise FileNotFoundError(f"{ev}: no {ResultStore.FILE}")
         results = ResultStore(folder).read()
         st = eval_status(results, folder)
         if st["partial"]: raise PartialEvaluation(f"{ev}: {st['line'].split('.')[0]}; a partial evaluation is not quoted")
-        rows += [r for r in results if r.arm == arm.arm and r.harness == arm.harness]
-    if not rows: raise ValueError(f"{arm.label}: no session of arm {arm.arm!r} ({arm.harness}) in {', '.join(arm.evals)}")
+        mine = [r for r in results if r.arm == name and r.harness == arm.harness]
+        if not mine: raise ValueError(f"{arm.label}: no session of arm {name!r} ({arm.harness}) in {ev}")
+        rows += mine
     df = pd.DataFrame([{k: getattr(r, k) for k in ("task_id", "family", "difficulty", "solved", "tool_calls", "blocked_calls",
                                                    "completion_tokens", "timed_out", "hit_step_limit", "errored")} for r in rows])
     df["kind"] = [task_kind(t, f) for t, f in zip(df.task_id, df.family)]
@@ -100,10 +108,9 @@ def _groups(t: pd.DataFrame, kind: str) -> list[tuple[str, pd.DataFrame]]:
 
 def result_frame(res: Result, root: str | Path = ".") -> pd.DataFrame:
     "One row per (arm, slice, group): each metric's reference value, arm value and paired difference, and session counts."
-    ref_s = arm_sessions(Path(root), res.reference); ref = arm_tasks(ref_s)
     rows = []
     for a in res.arms:
-        s = arm_sessions(Path(root), a); t = arm_tasks(s)
+        ref, t = (arm_tasks(arm_sessions(Path(root), x)) for x in (a.reference or res.reference, a))
         for kind in SLICES:
             for group, tg in _groups(t, kind):
                 rg = ref[ref.index.isin(tg.index)]
@@ -139,7 +146,15 @@ def result_markdown(res: Result, df: pd.DataFrame) -> str:
 
 # %% ../nbs/11a_results.ipynb #b7dc1538
 _WARM = "runs/tiny-agent/eval-heldout"
+_S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
 RESULTS = [
+    Result("tiny-grpo-heldout", "GRPO on tiny, step 24 against the base model, 21 held-out tiny tasks, two seeds and pooled.",
+           Arm("tiny", (_S0, _S1), "base"),
+           (Arm("seed 0", (_S0,), "learn-tiny-v3-s0/step-24", reference=Arm("tiny", (_S0,), "base")),
+            Arm("seed 1", (_S1,), "learn-tiny-v3-s1/step-24", reference=Arm("tiny", (_S1,), "base")),
+            Arm("seeds 0+1", (_S0, _S1), ("learn-tiny-v3-s0/step-24", "learn-tiny-v3-s1/step-24"))),
+           "8 sessions a task and arm in pi; each seed against the base arm of its own evaluation, the pooled row "
+           "against both."),
     Result("warmstart-workspace", "tiny-agent (the narrow warm start) against tiny, 59 held-out workspace tasks.",
            Arm("tiny", (_WARM,), "base"), (Arm("tiny-agent", (_WARM,), "adapters/step-60"),),
            "4 sessions a task and arm in pi through safeagents; `runs/tiny-agent/RECORD.md`."),
