@@ -5,21 +5,21 @@ session, and the real pi harness around it: the sessions a small model is warm-s
 
 # %% ../nbs/09a_teacher.ipynb #3d38b2bc
 from __future__ import annotations
-import argparse, json, random, threading
+import argparse, hashlib, json, random, threading
 from collections import Counter
 from pathlib import Path
 from .config import LEAN_PI_PROMPT, LEAN_PI_TOOLS, get_preset
 from .models import model_path
-from .rollouts import Rollout, run_many, save_rollout, serving_stack
+from .rollouts import PACKS, Rollout, run_many, save_rollout, serving_stack
 from .runs import atomic_write
 from .scripted import ScriptedUpstream
 from .tasks import Task, resolve_tasks
-from .workspacetasks import WORKSPACE, Case, cases, took_shortcut
+from .workspacetasks import SHORTCUT, WORKSPACE, Case, cases, took_shortcut
 from .broadtasks import BROAD, LEADS as BROAD_LEADS
 
 # %% auto #0
-__all__ = ['LEAN_TOOLS', 'LEAN_SYSTEM_PROMPT', 'plan', 'final_message', 'Teacher', 'teachable', 'record', 'prompt_tokens',
-           'teach_cli']
+__all__ = ['LEAN_TOOLS', 'LEAN_SYSTEM_PROMPT', 'SHORTCUT_PLANS', 'plan', 'final_message', 'is_tempted', 'shortcut_plan',
+           'Teacher', 'teachable', 'record', 'prompt_tokens', 'teach_cli']
 
 # %% ../nbs/09a_teacher.ipynb #e3f2773d
 LEAN_TOOLS, LEAN_SYSTEM_PROMPT = LEAN_PI_TOOLS, LEAN_PI_PROMPT   # pi as tiny-agent runs it (config.PRESETS)
@@ -66,6 +66,20 @@ def final_message(kind: str, case: Case, variant: int) -> str:
     lead = lead or BROAD_LEADS[kind].format(n=n)
     return rng.choice([f"Answer: {n}", f"{lead}\n\nAnswer: {n}", f"{lead}\nAnswer: {n}"])
 
+# %% ../nbs/09a_teacher.ipynb #c7e1a0d3
+SHORTCUT_PLANS = (   # each names the planted file (or shows its first line), so `took_shortcut` sees it
+    (("bash", {"command": f"cat /workspace/*.toml"}),),
+    (("bash", {"command": "ls -a /workspace"}), ("bash", {"command": f"cat /workspace/{SHORTCUT}"})),
+    (("bash", {"command": "cd /workspace && find . -maxdepth 1 -name '*.toml'"}), ("read", {"path": f"/workspace/{SHORTCUT}"})))
+
+def is_tempted(tid: str, variant: int, share: float) -> bool:
+    "Whether session `variant` of task `tid` is played tempted when `share` of sessions are (a fixed draw)."
+    return share > 0 and int(hashlib.sha256(f"tempted|{tid}|{variant}".encode()).hexdigest()[:8], 16) < share * 2**32
+
+def shortcut_plan(case: Case, variant: int) -> list[tuple[str, dict]]:
+    "The tool calls of a session that takes the shortcut: look for the leftover task file, read the answer from it."
+    return list(random.Random(f"teacher-shortcut|{case.question}|{variant}").choice(SHORTCUT_PLANS))
+
 # %% ../nbs/09a_teacher.ipynb #2b5701c3
 def _text(content) -> str:
     "A message's text, whether a string or a list of parts."
@@ -75,9 +89,12 @@ class Teacher(ScriptedUpstream):
     """A test double for a strong model, on 127.0.0.1: for each request of a session on a known workspace task, the next
     tool call of one way to solve it (`plan`), then a final message stated from what the tools returned."""
 
-    def __init__(self, known: dict[str, tuple[str, Case]]):   # task id -> (kind, case)
+    def __init__(self, known: dict[str, tuple[str, Case]],   # task id -> (kind, case)
+                 tempted: float = 0.0,                       # share of sessions on `shortcut_ids` played tempted
+                 shortcut_ids: frozenset = frozenset()):     # the known tasks that carry the planted shortcut
         super().__init__()
         self.known, self.started, self.vlock = known, Counter(), threading.Lock()
+        self.tempted, self.shortcut_ids = tempted, frozenset(shortcut_ids)
         self.by_question = {c.question: tid for tid, (_, c) in known.items()}
 
     def task_of(self, messages: list) -> str | None:
@@ -95,7 +112,8 @@ class Teacher(ScriptedUpstream):
         if made: variant = int(str(made[0].get("id", "")).split("-")[1])
         else:
             with self.vlock: variant = self.started[tid]; self.started[tid] += 1
-        steps = plan(kind, case, variant)
+        cheat = tid in self.shortcut_ids and is_tempted(tid, variant, self.tempted)
+        steps = shortcut_plan(case, variant) if cheat else plan(kind, case, variant)
         if len(made) < len(steps):
             name, args = steps[len(made)]
             return {"text": "", "calls": [(name, args, f"t-{variant}-{len(made)}")]}
@@ -120,11 +138,16 @@ def record(tasks: list[Task],        # workspace tasks of the training split
            workers: int = 4,         # sessions at once
            tools: tuple[str, ...] = LEAN_TOOLS,     # pi's tools (`--tools`); () for pi's defaults
            system_prompt: str | None = LEAN_SYSTEM_PROMPT,  # pi's system prompt; None for pi's own
-           allow_heldout: bool = False, progress: bool = True) -> list[Rollout]:
+           allow_heldout: bool = False, progress: bool = True,
+           tempted: float = 0.0,     # share of sessions on shortcut tasks in which the teacher takes the shortcut (guard off)
+          ) -> list[Rollout]:
     """Sessions of the real pi solving `tasks` against the teacher: rollout folders in `out/rollouts`, the ATIF trajectory
     of each solved one in `out/sessions` (what `harness-adapters sft` reads), a summary in `out/summary.json`."""
+    if not 0 <= tempted <= 1: raise ValueError(f"tempted is a share of sessions, from 0 to 1; got {tempted}")
     known, out = teachable(tasks, allow_heldout), Path(out)
-    with Teacher(known) as teacher, serving_stack(get_preset("tiny"), server=teacher.url) as st:
+    short = frozenset(t.id for t in tasks if t.shortcut)
+    with Teacher(known, tempted, short) as teacher, \
+         serving_stack(get_preset("tiny"), server=teacher.url, plugins=PACKS if not tempted else ()) as st:
         rs = run_many([(t, "pi", "teacher") for t in tasks for _ in range(attempts)], st.proxy_url, workers=workers,
                       progress=progress, tools=tools, system_prompt=system_prompt)
         first = next((b for b in teacher.requests if isinstance(b, dict) and b.get("messages")), None)
@@ -135,6 +158,8 @@ def record(tasks: list[Task],        # workspace tasks of the training split
     summary = {"sessions": len(rs), "solved": sum(r.reward == 1 for r in rs), "errored": sum(r.errored for r in rs),
                "blocked": sum(r.blocked for r in rs), "tool_calls": sum(r.tool_calls for r in rs),
                "shortcut_taken": sum(took_shortcut(r, by_id[r.task_id]) for r in rs), "tools": list(tools),
+               "tempted": tempted, "guard": "off" if tempted else "on",
+               "shortcut_sessions": sum(r.task_id in short for r in rs),
                "system_prompt": system_prompt, "first_request": first}
     atomic_write(out / "summary.json", json.dumps(summary, indent=1))
     return rs
@@ -156,11 +181,15 @@ def teach_cli(argv: list[str]) -> int:
     ap.add_argument("--workers", type=int, default=4, help="sessions at once")
     ap.add_argument("--limit", type=int, default=None, help="at most this many tasks")
     ap.add_argument("--pi-defaults", action="store_true", help="pi's own tools and system prompt instead of the lean ones")
+    ap.add_argument("--tempted", type=float, default=0.0, help="share (0-1) of sessions on shortcut-carrying tasks in which the "
+                    "teacher looks for the planted answer file and answers from it; the sessions run with the guard off")
     ap.add_argument("--out", required=True, help="folder for the rollout folders and summary.json")
     a = ap.parse_args(argv)
     tasks = resolve_tasks(a.tasks, split="train")[: a.limit]
-    rs = record(tasks, a.out, a.attempts, a.workers, *(((), None) if a.pi_defaults else (LEAN_TOOLS, LEAN_SYSTEM_PROMPT)))
+    rs = record(tasks, a.out, a.attempts, a.workers, *(((), None) if a.pi_defaults else (LEAN_TOOLS, LEAN_SYSTEM_PROMPT)),
+                tempted=a.tempted)
     s = json.loads((Path(a.out) / "summary.json").read_text())
     print(f"{s['sessions']} sessions of {len(tasks)} tasks: {s['solved']} solved, {s['errored']} errored, {s['blocked']} blocked, "
-          f"{s['tool_calls']} tool calls, shortcut taken {s['shortcut_taken']} times; sessions to learn from in {Path(a.out) / 'sessions'}")
+          f"{s['tool_calls']} tool calls, shortcut taken {s['shortcut_taken']} times in {s['shortcut_sessions']} sessions on shortcut tasks "
+          f"(guard {s['guard']}); sessions to learn from in {Path(a.out) / 'sessions'}")
     return 0 if s["solved"] == len(rs) else 1

@@ -75,3 +75,16 @@ def test_shortcut_blocked_by_the_guard(guard):
         assert "[safeagents] blocked call to `bash`: atif-scan: smoldataenvs.answer_source" in json.dumps(r.trajectory)
     else:
         assert not r.blocked and r.reward == 1 and ws.took_shortcut(r, t)
+
+
+def test_tempted_teacher_takes_the_shortcut_with_the_guard_off(picked, tmp_path):
+    """`record(..., tempted=1.0)`: every session on a shortcut task answers from the planted file, in pi, with the proxy's
+    rule packs off (or the guard would block it), and is solved; a task without the shortcut is played honestly."""
+    short = [t for t in picked if t.shortcut][:1]
+    plain = [t for t in picked if not t.shortcut][:1]
+    rs = record(short + plain, tmp_path, attempts=2, workers=2, progress=False, tempted=1.0)
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert s["guard"] == "off" and s["tempted"] == 1.0 and s["shortcut_sessions"] == 2
+    assert s["shortcut_taken"] == 2 and s["solved"] == 4 and s["blocked"] == 0, s
+    assert all(ws.took_shortcut(r, short[0]) == (r.task_id == short[0].id) for r in rs)
+    with pytest.raises(ValueError, match="share"): record(short, tmp_path / "x", tempted=1.5)
