@@ -765,6 +765,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                           'harness_adapters.results.arm_sessions': ( 'results.html#arm_sessions',
                                                                                      'harness_adapters/results.py'),
                                           'harness_adapters.results.arm_tasks': ('results.html#arm_tasks', 'harness_adapters/results.py'),
+                                          'harness_adapters.results.detectable': ('results.html#detectable', 'harness_adapters/results.py'),
                                           'harness_adapters.results.index_cells': ( 'results.html#index_cells',
                                                                                     'harness_adapters/results.py'),
                                           'harness_adapters.results.make': ('results.html#make', 'harness_adapters/results.py'),

@@ -16,8 +16,8 @@ from .tasks import DIFFICULTIES
 
 # %% auto #0
 __all__ = ['METRICS', 'SLICES', 'RESULTS', 'Arm', 'Result', 'task_kind', 'PartialEvaluation', 'arm_sessions', 'arm_tasks',
-           'paired', 'result_frame', 'result_markdown', 'result_paths', 'make', 'with_block', 'index_cells',
-           'set_index_block', 'results_cli']
+           'detectable', 'paired', 'result_frame', 'result_markdown', 'result_paths', 'make', 'with_block',
+           'index_cells', 'set_index_block', 'results_cli']
 
 # %% ../nbs/11a_results.ipynb #c1b90f3e
 @dataclass(frozen=True)
@@ -88,13 +88,21 @@ def arm_tasks(sessions: pd.DataFrame) -> pd.DataFrame:
     return t
 
 # %% ../nbs/11a_results.ipynb #a155e8b9
+def detectable(d) -> float:
+    """The smallest mean difference a paired t-test over these tasks detects with 80 % power at the 5 % level, given
+    the spread of the per-task differences `d` (NaN below 2 tasks): what a null result here could not have seen."""
+    d = np.asarray(d, dtype=float)
+    if len(d) < 2: return math.nan
+    from scipy.stats import t   # lazy: scipy.stats takes a second to import
+    return float((t.ppf(0.975, len(d) - 1) + t.ppf(0.8, len(d) - 1)) * d.std(ddof=1) / math.sqrt(len(d)))
+
 def paired(ref: pd.DataFrame, arm: pd.DataFrame, metric: str) -> dict:
     "Reference mean, arm mean, and the mean per-task difference with its 95% interval, over the tasks both have a value for."
     scale = METRICS[metric][1]
     both = pd.concat([ref[metric].rename("r"), arm[metric].rename("a")], axis=1, join="inner").dropna()
     d = (both.a - both.r).to_numpy() * scale
     m, h, lo, hi = interval(d)
-    return dict(n=len(both), ref=float(both.r.mean() * scale) if len(both) else math.nan,
+    return dict(n=len(both), mde=detectable(d), ref=float(both.r.mean() * scale) if len(both) else math.nan,
                 arm=float(both.a.mean() * scale) if len(both) else math.nan, delta=m, ci=h, lo=lo, hi=hi,
                 text=fmt_diff(m, h, note=interval_note(d) if len(both) else None))
 
@@ -133,11 +141,13 @@ def result_markdown(res: Result, df: pd.DataFrame) -> str:
     rows = []
     for _, r in df.iterrows():
         rows.append({"arm": r.arm, "tasks": r.group if r.slice != "all" else "all", "n": r.tasks,
-                     "pass1": _pair(r, "pass1"), "dpass1": r.pass1_text, "calls": _pair(r, "calls"), "dcalls": r.calls_text,
+                     "pass1": _pair(r, "pass1"), "dpass1": r.pass1_text,
+                     "mde": "—" if not np.isfinite(r.pass1_mde) else f"{r.pass1_mde:.1f}", "calls": _pair(r, "calls"), "dcalls": r.calls_text,
                      "solved": _pair(r, "calls_solved") + f" ({r.calls_solved_n})", "dsolved": r.calls_solved_text,
                      "blocked": _pair(r, "blocked", "{:.2f}"), "tokens": _pair(r, "tokens", "{:.0f}"), "dtokens": r.tokens_text,
                      "timeouts": f"{r.timeouts_ref} / {r.timeouts}", "errored": f"{r.errored_ref} / {r.errored}"})
     cols = {"arm": "arm", "tasks": "tasks", "n": "n", "pass1": f"pass@1 % ({res.reference.label} → arm)", "dpass1": "Δ pass@1 (points, 95% CI)",
+            "mde": "detectable Δ",
             "calls": "calls/session", "dcalls": "Δ calls/session", "solved": "calls/solved session (tasks)",
             "dsolved": "Δ calls/solved session", "blocked": "blocked calls/session", "tokens": "tokens/session",
             "dtokens": "Δ tokens/session", "timeouts": "timeouts (ref / arm)", "errored": "errored (ref / arm)"}
