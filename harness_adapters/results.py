@@ -15,9 +15,9 @@ from .stats import fmt_diff, interval, interval_note
 from .tasks import DIFFICULTIES
 
 # %% auto #0
-__all__ = ['METRICS', 'SLICES', 'RESULTS', 'Arm', 'Result', 'task_kind', 'PartialEvaluation', 'arm_sessions', 'arm_tasks',
-           'detectable', 'paired', 'result_frame', 'result_markdown', 'result_paths', 'make', 'with_block',
-           'index_cells', 'set_index_block', 'results_cli']
+__all__ = ['METRICS', 'SLICES', 'RESULTS', 'CURVES', 'Arm', 'Result', 'task_kind', 'PartialEvaluation', 'arm_sessions',
+           'arm_tasks', 'detectable', 'paired', 'result_frame', 'result_markdown', 'Curve', 'curve_frame',
+           'curve_figure', 'result_paths', 'make', 'with_block', 'index_cells', 'set_index_block', 'results_cli']
 
 # %% ../nbs/11a_results.ipynb #c1b90f3e
 @dataclass(frozen=True)
@@ -154,6 +154,51 @@ def result_markdown(res: Result, df: pd.DataFrame) -> str:
     head = f"**{res.title}**" + (f" {res.note}" if res.note else "")
     return head + "\n\n" + markdown_table(pd.DataFrame(rows), cols) + "\n"
 
+# %% ../nbs/11a_results.ipynb #4fbc7702
+@dataclass(frozen=True)
+class Curve:
+    "A learning-curve figure: each series is one run's checkpoints (and its warm start, the `base` arm) in one evaluation."
+    name: str            # `runs/results/<name>.csv` and `figures/<name>.png`
+    title: str
+    series: tuple        # (label, evaluation folder) pairs: one run (seed) each
+    harness: str = "pi"
+
+def _mean_interval(x) -> tuple[float, float, float, int]:
+    x = np.asarray(x, dtype=float); x = x[np.isfinite(x)]
+    m, _, lo, hi = interval(x)
+    return m, lo, hi, len(x)
+
+def curve_frame(c: Curve, root: str | Path = ".") -> pd.DataFrame:
+    "One row per (series, held-out set, step): pass@1 and calls per solved session, each with its 95% interval over tasks."
+    rows = []
+    for label, ev in c.series:
+        results = ResultStore(Path(root) / ev).read()
+        st = eval_status(results, Path(root) / ev)
+        if st["partial"]: raise PartialEvaluation(f"{ev}: {st['line'].split('.')[0]}; a partial evaluation is not quoted")
+        steps = {r.arm: (r.step or 0) for r in results if r.harness == c.harness}
+        for arm, step in sorted(steps.items(), key=lambda kv: kv[1]):
+            t = arm_tasks(arm_sessions(Path(root), Arm(label, (ev,), arm, c.harness)))
+            fam = {r.task_id: r.family for r in results}
+            for hset, tg in t.groupby(t.index.map(fam)):
+                p, k = _mean_interval(100 * tg.pass1), _mean_interval(tg.calls_solved)
+                rows.append(dict(series=label, heldout=hset, step=step, arm=arm, tasks=len(tg), pass1=p[0], pass1_lo=p[1],
+                                 pass1_hi=p[2], calls_solved=k[0], calls_solved_lo=k[1], calls_solved_hi=k[2], solved_tasks=k[3]))
+    return pd.DataFrame(rows)
+
+def curve_figure(c: Curve, df: pd.DataFrame):
+    "Held-out pass@1 and calls per solved session against step: a line per (series, held-out set), 95% intervals as bars."
+    from matplotlib.figure import Figure   # lazy: matplotlib takes a second to import
+    fig = Figure(figsize=(10, 4)); axes = fig.subplots(1, 2)
+    for (label, hset), g in df.groupby(["series", "heldout"]):
+        for ax, col in zip(axes, ("pass1", "calls_solved")):
+            y = g[col].to_numpy()
+            err = np.nan_to_num(np.vstack([y - g[f"{col}_lo"].to_numpy(), g[f"{col}_hi"].to_numpy() - y]), nan=0.0)
+            ax.errorbar(g.step, y, yerr=err, marker="o", capsize=3, label=f"{label}, {hset}")
+    for ax, ylab in zip(axes, ("held-out pass@1 %", "tool calls per solved session")):
+        ax.set_xlabel("training step (0: the warm start)"); ax.set_ylabel(ylab); ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8); fig.suptitle(c.title, fontsize=10); fig.tight_layout()
+    return fig
+
 # %% ../nbs/11a_results.ipynb #b7dc1538
 _WARM = "runs/tiny-agent/eval-heldout"
 _S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
@@ -169,6 +214,8 @@ RESULTS = [
            Arm("tiny", (_WARM,), "base"), (Arm("tiny-agent", (_WARM,), "adapters/step-60"),),
            "4 sessions a task and arm in pi through safeagents; `runs/tiny-agent/RECORD.md`."),
 ]
+
+CURVES: list[Curve] = []   # the learning curves, once their runs are evaluated
 
 def result_paths(root: str | Path, res: Result) -> dict[str, Path]:
     return {"md": Path(root) / "runs/results" / f"{res.name}.md", "csv": Path(root) / "runs/results" / f"{res.name}.csv"}
@@ -214,7 +261,7 @@ def results_cli(argv: list[str] | None = None, root: str | Path = ".", results: 
     ap.add_argument("--root", default=str(root), help="the repository")
     a = ap.parse_args(argv)
     root, todo = Path(a.root), [r for r in (results or RESULTS) if not a.names or r.name in a.names]
-    unknown = set(a.names) - {r.name for r in results or RESULTS}
+    unknown = set(a.names) - {r.name for r in (results or RESULTS) + CURVES}
     if unknown: print(f"no result named {', '.join(sorted(unknown))}; known: {', '.join(r.name for r in results or RESULTS)}", file=sys.stderr); return 2
     stale = []
     for res in todo:
@@ -226,6 +273,13 @@ def results_cli(argv: list[str] | None = None, root: str | Path = ".", results: 
         if set_index_block(root, res.name, texts["md"], write=not a.check):
             if a.check: stale.append(f"nbs/index.ipynb's block {res.name} is not {res.name}.md")
         print(f"{res.name}: {'checked' if a.check else 'written'} ({texts['md'].count(chr(10)) - 3} rows)")
+    for c in [c for c in CURVES if not a.names or c.name in a.names]:
+        df, p = curve_frame(c, root), Path(root) / "runs/results" / f"{c.name}.csv"
+        if a.check and not (p.exists() and p.read_text() == df.to_csv(index=False)): stale.append(f"{p.relative_to(root)} is not what the sessions make")
+        elif not a.check:
+            atomic_write(p, df.to_csv(index=False))
+            curve_figure(c, df).savefig(Path(root) / "figures" / f"{c.name}.png", dpi=100)
+        print(f"{c.name}: {'checked' if a.check else 'written, with figures/' + c.name + '.png'} ({len(df)} points)")
     if stale:
         print("stale results (`harness-adapters results` makes them again, then `python tools/make_readme.py`):\n  "
               + "\n  ".join(stale), file=sys.stderr)
