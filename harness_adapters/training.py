@@ -4,7 +4,7 @@
 
 # %% ../nbs/10c_training.ipynb #85e6cb37
 from __future__ import annotations
-import os, random, threading, time, uuid, warnings
+import json, os, random, threading, time, uuid, warnings
 from collections.abc import Callable
 from dataclasses import dataclass, fields, asdict
 from pathlib import Path
@@ -23,9 +23,9 @@ from .trainer import MetricsLog, RolloutFatal, RunGroup, RunProgress, build_trai
 
 
 # %% auto #0
-__all__ = ['TASK_SETS', 'HARNESS_CHOICES', 'RUN_DEFAULTS', 'RESUMABLE', 'Sessions', 'RunConfig', 'effective_settings', 'open_run',
-           'trainer_dir', 'ServerDied', 'save_rollout_record', 'group_line', 'harness_sessions', 'harness_run_group',
-           'run_tasks', 'train_run']
+__all__ = ['TASK_SETS', 'HARNESS_CHOICES', 'RUN_DEFAULTS', 'RESUMABLE', 'Sessions', 'BAND', 'RunConfig', 'effective_settings',
+           'open_run', 'trainer_dir', 'ServerDied', 'save_rollout_record', 'group_line', 'harness_sessions',
+           'harness_run_group', 'run_tasks', 'train_run']
 
 # %% ../nbs/10c_training.ipynb #61adaa6a
 TASK_SETS = {"tiny": "the tiny qa family's train split, tasks whose measured base solve rate is in 0.1-0.7", "data": "the data family's train split",
@@ -52,6 +52,9 @@ class RunConfig:
         guard (`str`): `on` (safeagents with both rule packs) or `off` (the proxy only captures).
         tasks (`str`): task set, one of `TASK_SETS`.
         seed (`int`): seed of the trainer (LoRA init, RNG) and of the task order.
+        task_rates (`str | None`): a `measure` rates file (task id -> the starting policy's solve rate): a task whose
+            rate lies in the band GRPO learns from (`BAND`, 0.1-0.7) comes twice in the task order, the recipe's
+            weighting toward medium and hard tasks; `None`: each task once.
         run_dir (`str | None`): where the run's records go; `None`: `default_run_dir(model, harness)`, a folder under
             `runs/local/` (git-ignored), so a newcomer's run never lands in a committed one.
         learning_rate (`float | None`), checkpoint_every (`int | None`): `None` keeps the preset's.
@@ -72,6 +75,7 @@ class RunConfig:
     guard: str = "on"
     tasks: str = "tiny"
     seed: int = 0
+    task_rates: str | None = None
     run_dir: str | None = None
     learning_rate: float | None = None
     checkpoint_every: int | None = None
@@ -90,6 +94,8 @@ class RunConfig:
                              "(or several, comma-separated, e.g. 'pi,hermes')")
         if self.guard not in ("on", "off"): raise ValueError(f"guard must be 'on' or 'off', got {self.guard!r}")
         if self.tasks not in TASK_SETS: raise ValueError(f"unknown task set {self.tasks!r}: choose one of {', '.join(TASK_SETS)}")
+        if self.task_rates is not None and not Path(self.task_rates).is_file():
+            raise FileNotFoundError(f"task_rates {self.task_rates!r}: no such file (a rates file `harness-adapters measure` writes)")
         if self.run_dir is None: self.run_dir = default_run_dir(self.model, self.harness)
         p, d = self.preset, RUN_DEFAULTS.get(self.model, {})
         for k, v in dict(learning_rate=p.learning_rate, checkpoint_every=p.checkpoint_every, rollouts_per_task=p.rollouts_per_task,
@@ -211,10 +217,15 @@ def harness_run_group(harness: str, proxy_url: str, preset, rollouts_dir: str | 
         return rs
     return run_group
 
+BAND = (0.1, 0.7)   # solve rates where a group of 8 usually disagrees: what GRPO learns from
+
 def run_tasks(run: RunConfig) -> list:
-    "The run's task set, in an order fixed by its seed."
+    "The run's task set, in an order fixed by its seed; tasks in the band of `run.task_rates` twice."
     ts = training_tasks("train") if run.tasks == "tiny" else list_tasks(family=run.tasks, split="train")
     if not ts: raise FileNotFoundError(f"task set {run.tasks!r} ({TASK_SETS[run.tasks]}) is empty here")
+    if run.task_rates:
+        rates = {k: v["solve_rate"] for k, v in json.loads(Path(run.task_rates).read_text()).items()}
+        ts = [t for t in ts for _ in range(2 if BAND[0] <= rates.get(t.id, -1) <= BAND[1] else 1)]
     random.Random(run.seed).shuffle(ts)
     return ts
 
