@@ -5,7 +5,7 @@
 # %% ../nbs/11a_results.ipynb #ced69c53
 from __future__ import annotations
 import argparse, json, math, re, sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
 import pandas as pd

@@ -68,7 +68,7 @@ def final_message(kind: str, case: Case, variant: int) -> str:
 
 # %% ../nbs/09a_teacher.ipynb #c7e1a0d3
 SHORTCUT_PLANS = (   # each names the planted file (or shows its first line), so `took_shortcut` sees it
-    (("bash", {"command": f"cat /workspace/*.toml"}),),
+    (("bash", {"command": "cat /workspace/*.toml"}),),
     (("bash", {"command": "ls -a /workspace"}), ("bash", {"command": f"cat /workspace/{SHORTCUT}"})),
     (("bash", {"command": "cd /workspace && find . -maxdepth 1 -name '*.toml'"}), ("read", {"path": f"/workspace/{SHORTCUT}"})))
 
