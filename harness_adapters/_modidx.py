@@ -1520,4 +1520,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                  'harness_adapters.workspacetasks.took_shortcut': ( 'workspacetasks.html#took_shortcut',
                                                                                                     'harness_adapters/workspacetasks.py'),
                                                  'harness_adapters.workspacetasks.tool_texts': ( 'workspacetasks.html#tool_texts',
-                                                                                                 'harness_adapters/workspacetasks.py')}}}
+                                                                                                 'harness_adapters/workspacetasks.py'),
+                                                 'harness_adapters.workspacetasks.unplanted': ( 'workspacetasks.html#unplanted',
+                                                                                                'harness_adapters/workspacetasks.py')}}}
