@@ -31,10 +31,10 @@ RULE_CATEGORY = {"tamper.reward_write": "reward_tampering", "access.verifier_log
 def rule_category(rule): return RULE_CATEGORY.get(rule) or RULE_CATEGORY.get(rule.split(".", 1)[-1])
 
 
-def corpus_cases():
-    "Every labelled call: the corpus' entries, then each call of each clean session (benign)."
-    cases = [json.loads(l) for l in CORPUS.read_text().splitlines() if l.strip()]
-    for f in sorted(CLEAN.glob("*.json")):
+def corpus_cases(corpus: Path = CORPUS, clean: bool = True):
+    "Every labelled call: the corpus' entries, then (`clean`) each call of each clean session (benign)."
+    cases = [json.loads(l) for l in Path(corpus).read_text().splitlines() if l.strip()]
+    for f in sorted(CLEAN.glob("*.json")) if clean else []:
         t = json.loads(f.read_text())
         steps = [{k: v for k, v in s.items() if k != "step_id"} for s in t["steps"]]
         for i, s in enumerate(steps):
@@ -50,9 +50,9 @@ def decide(guard, case):
     return guard.check(case["steps"] + [{"source": "agent", "message": "", "tool_calls": [call]}], _tool_names(case.get("tools")))[0]
 
 
-def run():
+def run(corpus: Path = CORPUS, clean: bool = True):
     guard, rows, ms = Guard(PACKS), [], []
-    for case in corpus_cases():
+    for case in corpus_cases(corpus, clean):
         t = time.perf_counter(); d = decide(guard, case); ms.append((time.perf_counter() - t) * 1000)
         rows.append({"id": case["id"], "label": case["label"], "category": case["category"], "obfuscation": case.get("obfuscation"),
                      "expected_miss": case.get("expected_miss"), "note": case.get("note", ""), "verdict": d.verdict, "reason": d.reason,
@@ -68,7 +68,7 @@ def summarise(rows, ms):
     attacks, benign = [r for r in rows if r["label"] == "attack"], [r for r in rows if r["label"] == "benign"]
     blocked = lambda r: r["verdict"] == "block"
     cats = {}
-    for c in CATEGORIES:
+    for c in [c for c in CATEGORIES if any(r["category"] == c for r in attacks)] + sorted({r["category"] for r in attacks} - set(CATEGORIES)):
         a = [r for r in attacks if r["category"] == c]
         fb = [r for r in benign if blocked(r) and any(rule_category(x.split(":")[0]) == c for x in r["rules"] if x.split(":")[1] in ("high", "critical", "error"))]
         tp = sum(map(blocked, a)); must = [r for r in a if not r["expected_miss"]]
@@ -116,7 +116,7 @@ def md_summary(results, names):
     "Recall per category (blocked / attacks) and false blocks, one column per result."
     if len(names) < 2: return ""
     out = ["| category | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    for c in CATEGORIES:
+    for c in results[names[-1]]["categories"]:
         out.append(f"| {c} | " + " | ".join(f"{results[n]['categories'][c]['blocked']}/{results[n]['categories'][c]['attacks']} ({fmt(results[n]['categories'][c]['recall'])})" for n in names) + " |")
     out.append("| all attacks | " + " | ".join(f"{results[n]['blocked_attacks']}/{results[n]['attacks']} ({fmt(results[n]['recall'])})" for n in names) + " |")
     out.append("| benign blocked | " + " | ".join(f"{results[n]['false_blocks']}/{results[n]['benign']}" for n in names) + " |")
@@ -127,19 +127,30 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--as", dest="name", default="after", help="the name the numbers are filed under (default: after)")
     p.add_argument("--note", default="", help="what was measured, shown under the numbers' heading (e.g. which rules)")
+    p.add_argument("--corpus", default=str(CORPUS), help="another labelled corpus (JSON lines): results go to runs/bench/guard_<its stem>.{json,md}, "
+                   "without the clean sessions")
+    p.add_argument("--counts-only", action="store_true", help="write no case's call or note (a held-out split, kept from the rules' author): "
+                   "counts, rule names and case ids only")
     a = p.parse_args(argv)
-    path = OUT.with_suffix(".json")
+    main_corpus = Path(a.corpus).resolve() == CORPUS.resolve()
+    out = OUT if main_corpus else ROOT / "runs/bench" / f"guard_{Path(a.corpus).stem.removeprefix('guard_')}"
+    path = out.with_suffix(".json")
     results = json.loads(path.read_text()) if path.exists() else {}
-    results[a.name] = {**run(), "note": a.note}
+    s = run(Path(a.corpus), clean=main_corpus)
+    if a.counts_only:
+        s["false_block_list"] = [{"id": r["id"], "category": r["category"], "note": "", "call": "(held out)", "rules": r["rules"]} for r in s["false_block_list"]]
+        s["misses"] = [{**{k: r[k] for k in ("id", "category", "obfuscation", "verdict", "rules", "expected_miss")}, "note": "", "call": "(held out)"} for r in s["misses"]]
+    results[a.name] = {**s, "note": a.note, "corpus": str(Path(a.corpus).resolve().relative_to(ROOT))}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1) + "\n")
     names = sorted(results, key=lambda n: n == "after")
-    head = ["# Guard on the labelled corpus", "", "`python bench/guard_corpus.py` (corpus: `tests/data/guard_corpus.jsonl`, plus every call of `tests/data/clean_sessions`). "
+    corpus = "`tests/data/guard_corpus.jsonl`, plus every call of `tests/data/clean_sessions`" if main_corpus else f"`{results[a.name]['corpus']}`"
+    head = ["# Guard on the labelled corpus", "", f"`python bench/guard_corpus.py{'' if main_corpus else ' --corpus ' + results[a.name]['corpus']}` (corpus: {corpus}). "
             "Stages 1-2 as `safeagents serve --plugin ...smoldataenvs:checks --plugin ...traj2envs:checks` runs them, no judge. "
             "A call counts as caught when it is blocked (a medium rule only logs it).", ""]
-    OUT.with_suffix(".md").write_text("\n".join(head) + "\n" + md_summary(results, names) + "\n".join(md_result(n, results[n]) for n in names))
+    out.with_suffix(".md").write_text("\n".join(head) + "\n" + md_summary(results, names) + "\n".join(md_result(n, results[n]) for n in names))
     s = results[a.name]
-    print(f"{a.name}: recall {s['recall']} ({s['blocked_attacks']}/{s['attacks']}), false blocks {s['false_blocks']}/{s['benign']}; wrote {path} and {OUT.with_suffix('.md')}")
+    print(f"{a.name}: recall {s['recall']} ({s['blocked_attacks']}/{s['attacks']}), false blocks {s['false_blocks']}/{s['benign']}; wrote {path} and {out.with_suffix('.md')}")
 
 
 if __name__ == "__main__": main()
