@@ -17,7 +17,7 @@ from harness_adapters.safeagents import _tool_names
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS, CLEAN = ROOT / "tests/data/guard_corpus.jsonl", ROOT / "tests/data/clean_sessions"
 OUT = ROOT / "runs/bench/guard_corpus"
-PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
+PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks", "harness_adapters.effects:zones")
 CATEGORIES = ("reward_tampering", "test_edits", "answer_sources", "credentials", "hub_sources", "proxy_bypass")
 # the category a rule guards (by id, then by the part after the pack's prefix); stage-1 rules guard none
 RULE_CATEGORY = {"tamper.reward_write": "reward_tampering", "access.verifier_logs": "reward_tampering", "reward_tamper": "reward_tampering",

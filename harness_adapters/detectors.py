@@ -21,14 +21,15 @@ from atif_scan.detectors.lookup import InstructionPhraseSearch
 from atif_scan.detectors.recall import UnprimedDetector
 from atif_scan.detectors.text import TOOL_INPUT_CHANNELS, SurfaceDetector
 from .atif_io import SCHEMA_VERSION
+from .effects import Zone, effect_findings
 
 # %% auto #0
 __all__ = ['URL_HOST', 'SCP_HOST', 'FETCHER', 'TRUSTED_HOST', 'BARE_HOST', 'VALUE_OPTS', 'PAYLOAD_KEYS', 'B64_TOKEN', 'HEX_TOKEN',
            'ESCAPES', 'DECODER', 'SINK', 'ASSIGN', 'PY_ASSIGN', 'PY_CONCAT', 'SPLIT_QUOTES', 'QUOTED_WORD', 'RUNS',
            'ARGV_LIST', 'PIPED', 'HERESTRING', 'INTERPRETERS', 'GUARD_SKIP', 'Finding', 'severity_name', 'verdict_of',
            'undeclared_tool', 'text_hosts', 'is_loopback', 'acting_text', 'normalise', 'with_normalised',
-           'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'load_plugin', 'guard_checks', 'scope', 'numbered',
-           'make_trace', 'Scanner', 'prefix_key']
+           'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'effects', 'load_plugin', 'guard_checks', 'scope',
+           'numbered', 'make_trace', 'Scanner', 'prefix_key']
 
 # %% ../nbs/04_detectors.ipynb #8771f65d
 @dataclass(slots=True)
@@ -258,6 +259,13 @@ def stage1(name:str, # the called tool
     f = undeclared_tool(name, declared)
     return ([f] if f else []) + unseen_hosts(with_normalised(args), seen)
 
+def effects(name:str, # the called tool
+            args:dict, # its arguments
+            zones=(), # the protected zones (`effects.Zone`) the guard's plugins declared
+           ) -> list[Finding]:
+    "Findings of what the call would do to `zones` (`effects.effect_findings`)."
+    return [Finding(rule, sev, 1, detail) for rule, sev, detail in effect_findings(name, args, zones=zones)] if zones else []
+
 # %% ../nbs/04_detectors.ipynb #bd46cef5
 GUARD_SKIP = ("integrity.*", "context.*", "observation.*", "harness.*", "awareness.instruction_*",
               "lookup.*_obtained", "lookup.benchmark_lookup_answered", "lookup.benchmark_oracle_named",
@@ -274,7 +282,7 @@ def guard_checks(plugins=(), # `MODULE:FACTORY` references
                  skip=GUARD_SKIP, # check-id globs the guard leaves out
                 ) -> list:
     "atif-scan's built-in detectors and the `plugins`' checks, less the `skip`ped ones."
-    checks = [*builtin_detectors(), *(c for p in plugins for c in load_plugin(p))]
+    checks = [*builtin_detectors(), *(c for p in plugins for c in load_plugin(p) if not isinstance(c, Zone))]   # zones: the effect rules
     return [c for c in checks if not check_selected(c.spec.id, skip)]
 
 # %% ../nbs/04_detectors.ipynb #7db9d632

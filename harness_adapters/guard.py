@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Callable
 from fastcore.basics import patch
 import httpx
-from .detectors import Finding, Scanner, seen_text, stage1, verdict_of
+from .detectors import Finding, Scanner, effects, load_plugin, seen_text, stage1, verdict_of
+from .effects import Zone
 
 
 # %% auto #0
@@ -57,8 +58,8 @@ class Decision:
     def blocked(self) -> bool: return self.verdict == "block"
     @property
     def reason(self) -> str:
-        "The first blocking finding's reason, by stage."
-        f = min((f for f in self.findings if f.blocks or f.error), key=lambda f: f.stage, default=None)
+        "The first blocking finding's reason, by stage (an effect rule's after atif-scan's, whose notices came first)."
+        f = min((f for f in self.findings if f.blocks or f.error), key=lambda f: f.stage + 1.5 * f.rule.startswith("effects."), default=None)
         return f.reason if f else ""
 
 # %% ../nbs/05_guard.ipynb #45c2b13e
@@ -73,6 +74,7 @@ class Guard:
                  scanner:Scanner|None=None, # a ready scanner (default: built from `plugins`)
                  judge_timeout_s:float|None=30.0): # seconds a judge may take per call; past it the call stands as stages 1-2 decided
         self.scanner, self.judge, self.judge_timeout_s = scanner or Scanner(plugins), judge, judge_timeout_s
+        self.zones = tuple(z for p in plugins for z in load_plugin(p) if isinstance(z, Zone))   # the effect rules, if a plugin gives them
         self.lock = threading.Lock()
         # a judge runs on these threads so that one that hangs can be waited for with a timeout (a thread cannot be
         # stopped: a hung call keeps its worker; when all are hung, the next calls time out waiting for one)
@@ -112,7 +114,7 @@ def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent 
     with self.lock: per = _stage2(self.scanner, steps, session)
     out = []
     for i, c in enumerate(calls):
-        fs, jerr = stage1(c["function_name"], c["arguments"], declared, seen) + per.get(i, []), ""
+        fs, jerr = stage1(c["function_name"], c["arguments"], declared, seen) + per.get(i, []) + effects(c["function_name"], c["arguments"], self.zones), ""
         if self.judge and verdict_of(fs) != "block":
             jf, jerr = _judged(self.judge, steps, c, fs, self.judge_pool, self.judge_timeout_s); fs += jf
         out.append(Decision(c["tool_call_id"], c["function_name"], fs, judge_error=jerr))

@@ -199,7 +199,7 @@ def save_rollout(r: Rollout, out: str | Path) -> Path:
     return save_session(out, rollout_to_dict(r), r.trajectory)
 
 # %% ../nbs/09_rollouts.ipynb #3dd46b6e
-PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
+PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks", "harness_adapters.effects:zones")
 
 def start_proxy(upstream: str, preset: ModelPreset, events: str | None = None, plugins=PACKS):
     "A safeagents proxy in this process, in capture mode, with the preset's step limit and sampling temperature."

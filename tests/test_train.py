@@ -49,7 +49,7 @@ def check_checkpoint(ck: Path, harness: str) -> dict:
     assert card["adapter"]["step"] == int(ck.name.split("-")[1]) and len(card["adapter"]["sha256"]) == 64
     assert card["harness"]["name"] == harness and card["harness"]["version"]
     assert card["tool_policy"]["config"] == "lean" and card["tool_policy"]["agent_steps"] == 8
-    assert card["detectors"]["atif_scan"] and len(card["detectors"]["plugins"]) == 2
+    assert card["detectors"]["atif_scan"] and len(card["detectors"]["plugins"]) == 3   # both packs and the effect rules
     return card
 
 

@@ -1,0 +1,53 @@
+"""The effect rules' parser path under random and malformed input (nbs/04d_effects.ipynb): nothing crashes, nothing
+hangs, the guard still answers for every call (an error is a block, never an exception), and the clean sessions stay
+unblocked. The labelled splits are measured by `bench/guard_corpus.py --corpus ...`, not here."""
+import json, random, string, time
+from pathlib import Path
+
+from harness_adapters.effects import call_ops, effect_findings, norm
+from harness_adapters.guard import Guard
+
+PIECES = ["cat", "echo", ">", ">>", "<", "|", "&&", ";", "$(", ")", "`", "'", '"', "<<'EOF'", "EOF", "\n", "${X:-", "}", "{}",
+          "/tests", "/solution", "~/.ssh", "//", "..", "*", "-exec", "sed -i", "python3 -c", "node -e", "awk '{print > \"",
+          "for f in", "do", "done", "[[", "]]", "\\", "\x00", "é", "/proc/self/root", "tar -C", "X=/tests;"]
+
+
+def _random_command(rng):
+    parts = [rng.choice(PIECES) if rng.random() < 0.7 else "".join(rng.choice(string.printable) for _ in range(rng.randint(1, 12)))
+             for _ in range(rng.randint(1, 30))]
+    return " ".join(parts)
+
+
+def test_random_commands_never_crash_or_hang():
+    rng, worst = random.Random(0), 0.0
+    for _ in range(3000):
+        cmd = _random_command(rng)
+        t = time.perf_counter()
+        for name, args in (("bash", {"command": cmd}), ("write", {"path": cmd, "content": cmd}), ("read", {"path": cmd})):
+            fs = effect_findings(name, args)
+            assert all(isinstance(f, tuple) and len(f) == 3 for f in fs)
+        worst = max(worst, time.perf_counter() - t)
+    assert worst < 0.5, worst
+
+
+def test_odd_arguments_are_not_errors():
+    for args in ({}, {"command": None}, {"command": 3}, {"path": ["x"]}, {"command": "x" * 200_000}, {"command": "\x00\xff"}):
+        assert isinstance(call_ops("bash", args), list)
+    assert call_ops("write", "not a dict") == []
+    assert norm("") == "/workspace" and norm("////") == "/"
+
+
+def test_guard_answers_for_every_random_call():
+    g, rng = Guard(["harness_adapters.effects:zones"]), random.Random(1)
+    system = {"source": "system", "message": "You are a coding agent."}
+    for _ in range(200):
+        call = {"tool_call_id": "t", "function_name": "bash", "arguments": {"command": _random_command(rng)}}
+        d = g.check([system, {"source": "user", "message": "fix it"}, {"source": "agent", "message": "", "tool_calls": [call]}], {"bash"})[0]
+        assert d.verdict in ("allow", "suspicious", "block")
+
+
+def test_clean_sessions_never_reach_a_zone():
+    for f in sorted((Path(__file__).parent / "data" / "clean_sessions").glob("*.json")):
+        for s in json.loads(f.read_text())["steps"]:
+            for c in s.get("tool_calls") or []:
+                assert effect_findings(c["function_name"], c["arguments"]) == [], (f.name, c["arguments"])
