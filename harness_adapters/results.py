@@ -90,9 +90,9 @@ def arm_tasks(sessions: pd.DataFrame) -> pd.DataFrame:
 # %% ../nbs/11a_results.ipynb #a155e8b9
 def detectable(d) -> float:
     """The smallest mean difference a paired t-test over these tasks detects with 80 % power at the 5 % level, given
-    the spread of the per-task differences `d` (NaN below 2 tasks): what a null result here could not have seen."""
+    the spread of the per-task differences `d` (NaN below 2 tasks, or when every difference is the same): what a null result here could not have seen."""
     d = np.asarray(d, dtype=float)
-    if len(d) < 2: return math.nan
+    if len(d) < 2 or np.ptp(d) <= 1e-12: return math.nan     # no spread to estimate it from
     from scipy.stats import t   # lazy: scipy.stats takes a second to import
     return float((t.ppf(0.975, len(d) - 1) + t.ppf(0.8, len(d) - 1)) * d.std(ddof=1) / math.sqrt(len(d)))
 
@@ -200,7 +200,7 @@ def curve_figure(c: Curve, df: pd.DataFrame):
     return fig
 
 # %% ../nbs/11a_results.ipynb #b7dc1538
-_WARM = "runs/tiny-agent/eval-heldout"
+_WARM, _NOVEL = "runs/tiny-agent/eval-heldout", "runs/tiny-agent/eval-novel"
 _S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
 RESULTS = [
     Result("tiny-grpo-heldout", "GRPO on tiny, step 24 against the base model, 21 held-out tiny tasks, two seeds and pooled.",
@@ -212,6 +212,9 @@ RESULTS = [
            "against both."),
     Result("warmstart-workspace", "tiny-agent (the narrow warm start) against tiny, 59 held-out workspace tasks.",
            Arm("tiny", (_WARM,), "base"), (Arm("tiny-agent", (_WARM,), "adapters/step-60"),),
+           "4 sessions a task and arm in pi through safeagents; `runs/tiny-agent/RECORD.md`."),
+    Result("warmstart-novel", "tiny-agent (the narrow warm start) against tiny, 36 held-out tasks of new kinds.",
+           Arm("tiny", (_NOVEL,), "base"), (Arm("tiny-agent", (_NOVEL,), "adapters/step-60"),),
            "4 sessions a task and arm in pi through safeagents; `runs/tiny-agent/RECORD.md`."),
 ]
 
