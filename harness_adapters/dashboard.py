@@ -17,10 +17,10 @@ from .tasks import list_tasks
 
 
 # %% auto #0
-__all__ = ['EVENT_COLS', 'SESSION_KEY', 'CSS', 'REPORT_COLS', 'VERDICTS', 'RunView', 'load_run', 'find_runs', 'find_session',
-           'conversation_html', 'fig_training', 'fig_heldout', 'fig_groups', 'train_rollouts', 'base_rates', 'vs_base',
-           'per_task', 'learning_summary', 'fig_vs_base', 'png', 'write_figures', 'table_html', 'report_html',
-           'write_report', 'Dashboard', 'report_cli']
+__all__ = ['EVENT_COLS', 'SESSION_KEY', 'VERDICT_COLS', 'CSS', 'REPORT_COLS', 'VERDICTS', 'RunView', 'load_run', 'find_runs',
+           'verdict_counts', 'find_session', 'conversation_html', 'fig_training', 'fig_heldout', 'fig_groups',
+           'train_rollouts', 'base_rates', 'vs_base', 'per_task', 'learning_summary', 'fig_vs_base', 'png',
+           'write_figures', 'table_html', 'report_html', 'write_report', 'Dashboard', 'report_cli']
 
 # %% ../nbs/13_dashboard.ipynb #9bcf3852
 def _csv(path: Path) -> pd.DataFrame:
@@ -85,6 +85,24 @@ def find_runs(root: str | os.PathLike = "runs") -> list[Path]:
     if not root.is_dir(): return []
     marks = ("config.json", "metrics.jsonl", "eval/sessions.jsonl", "eval/results.jsonl")
     return sorted(p for p in root.iterdir() if p.is_dir() and any((p / m).exists() for m in marks))
+
+# %% ../nbs/13_dashboard.ipynb #0a629fda
+VERDICT_COLS = ["rule", "blocked", "suspicious", "noted", "sessions_blocked", "example"]
+
+def verdict_counts(events: list[dict]) -> pd.DataFrame:
+    "Per rule: calls it blocked, marked suspicious, or fired on and allowed; sessions it blocked in; a reason it gave."
+    rows: dict[str, dict] = {}
+    total = {"rule": "(all calls)", "blocked": 0, "suspicious": 0, "noted": 0, "sessions_blocked": set(), "example": f"{len(events)} calls checked"}
+    for e in events:
+        v = {"block": "blocked", "suspicious": "suspicious"}.get(e.get("verdict"), "noted")
+        if v != "noted": total[v] += 1
+        if v == "blocked": total["sessions_blocked"].add(e.get("session"))
+        for rid in dict.fromkeys(r.get("id", "") for r in e.get("rules") or []):
+            r = rows.setdefault(rid, {"rule": rid, "blocked": 0, "suspicious": 0, "noted": 0, "sessions_blocked": set(), "example": ""})
+            r[v] += 1
+            if v == "blocked": r["sessions_blocked"].add(e.get("session")); r["example"] = r["example"] or e.get("reason", "")
+    out = sorted(rows.values(), key=lambda r: (-r["blocked"], -r["suspicious"], -r["noted"], r["rule"])) + [total]
+    return pd.DataFrame([{**r, "sessions_blocked": len(r["sessions_blocked"])} for r in out], columns=VERDICT_COLS)
 
 # %% ../nbs/13_dashboard.ipynb #c7e955d8
 def find_session(run_dir: str | os.PathLike, session: str) -> dict | None:

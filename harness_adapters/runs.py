@@ -10,14 +10,14 @@ from pathlib import Path
 from .config import LOCAL_RUNS
 
 # %% auto #0
-__all__ = ['CONFIG', 'METRICS', 'EVENTS', 'CHECKPOINTS', 'ROLLOUTS', 'EVAL', 'RECORD', 'STEP_DIR', 'ROLLOUT', 'TRAJECTORY',
-           'default_run_dir', 'trainer_folder', 'atomic_write', 'read_config', 'write_config', 'config_diff',
-           'RunConfigMismatch', 'CommittedRun', 'mismatch_error', 'check_not_record', 'checkpoint_steps',
+__all__ = ['CONFIG', 'METRICS', 'EVENTS', 'GROUPS', 'CHECKPOINTS', 'ROLLOUTS', 'EVAL', 'RECORD', 'STEP_DIR', 'ROLLOUT',
+           'TRAJECTORY', 'default_run_dir', 'trainer_folder', 'atomic_write', 'read_config', 'write_config',
+           'config_diff', 'RunConfigMismatch', 'CommittedRun', 'mismatch_error', 'check_not_record', 'checkpoint_steps',
            'last_checkpoint', 'checkpoint_roots', 'run_finished', 'read_jsonl', 'append_jsonl', 'trim_metrics',
            'rollout_dir', 'save_session', 'save_rollout_files', 'train_rollout_files', 'session_files']
 
 # %% ../nbs/00b_runs.ipynb #ddebb816
-CONFIG, METRICS, EVENTS = "config.json", "metrics.jsonl", "events.jsonl"
+CONFIG, METRICS, EVENTS, GROUPS = "config.json", "metrics.jsonl", "events.jsonl", "groups.jsonl"
 CHECKPOINTS, ROLLOUTS, EVAL = "checkpoints", "rollouts", "eval"
 RECORD = "RECORD.md"     # marks a committed run: what made it, and that training never writes into it
 

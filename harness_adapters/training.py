@@ -5,6 +5,7 @@
 # %% ../nbs/10c_training.ipynb #85e6cb37
 from __future__ import annotations
 import json, os, random, threading, time, uuid, warnings
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, fields, asdict
 from pathlib import Path
@@ -12,12 +13,13 @@ from transformers import PrinterCallback, ProgressCallback
 from . import rollouts
 from .config import PRESETS, check_settings, get_preset
 from .harnesses import HARNESSES
-from .rollouts import rollout_to_dict
-from .runs import (CHECKPOINTS, CONFIG, METRICS, ROLLOUTS, RunConfigMismatch, check_not_record,
-    checkpoint_steps, config_diff, default_run_dir, last_checkpoint, mismatch_error, read_config, save_rollout_files,
-    trainer_folder, trim_metrics, write_config)
-from .samples import TrainerConfig, served_version
-from .tasks import list_tasks
+from .rollouts import Rollout, rollout_from_dict, rollout_to_dict
+from .runs import (CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, ROLLOUT, ROLLOUTS, TRAJECTORY,
+    RunConfigMismatch, atomic_write, check_not_record, checkpoint_steps, config_diff, default_run_dir, last_checkpoint,
+    mismatch_error, read_config, read_jsonl, save_rollout_files, train_rollout_files, trainer_folder, trim_metrics, write_config)
+from .samples import TrainerConfig, reward_parts, served_version
+from .tasks import find_task, list_tasks
+from .workspacetasks import shortcut_outcome
 from .tinytasks import training_tasks
 from .trainer import MetricsLog, RolloutFatal, RunGroup, RunProgress, build_trainer, run_card
 
@@ -25,7 +27,7 @@ from .trainer import MetricsLog, RolloutFatal, RunGroup, RunProgress, build_trai
 # %% auto #0
 __all__ = ['TASK_SETS', 'HARNESS_CHOICES', 'RUN_DEFAULTS', 'RESUMABLE', 'Sessions', 'BAND', 'RunConfig', 'effective_settings',
            'open_run', 'trainer_dir', 'ServerDied', 'save_rollout_record', 'group_line', 'harness_sessions',
-           'harness_run_group', 'run_tasks', 'train_run']
+           'harness_run_group', 'run_tasks', 'train_run', 'run_groups', 'write_groups', 'groups_line']
 
 # %% ../nbs/10c_training.ipynb #61adaa6a
 TASK_SETS = {"tiny": "the tiny qa family's train split, tasks whose measured base solve rate is in 0.1-0.7", "data": "the data family's train split",
@@ -285,3 +287,57 @@ def train_run(run: RunConfig, server, proxy_url: str, progress: bool = True, ses
                              f"run_dir ({run.run_dir}) to resume from them. Server log: {server.log_path}") from e
         raise RuntimeError(f"trainer {h} failed: {type(e).__name__}: {e}") from e
     return {h: tr for h, (tr, _) in built.items()}
+
+# %% ../nbs/10c_training.ipynb #134c9529
+def _rollouts_by_group(run_dir: Path) -> dict[tuple, list[Rollout]]:
+    "A run's training rollouts, each with its trajectory when one was saved, by (harness, group)."
+    by = defaultdict(list)
+    for f in train_rollout_files(run_dir):
+        r = rollout_from_dict(json.loads(f.read_text()))
+        traj = f.with_name(TRAJECTORY) if f.name == ROLLOUT else f.with_suffix(".trajectory.json")
+        if traj.exists(): r.trajectory = json.loads(traj.read_text())
+        by[(r.harness, r.group_id)].append(r)
+    return by
+
+def _blocking_rules(events: list[dict]) -> dict[str, list[str]]:
+    "Session id -> the rule ids of its blocked calls, in order (a call blocked by two rules names both)."
+    out = defaultdict(list)
+    for e in events:
+        if e.get("verdict") == "block": out[e.get("session") or ""] += [r["id"] for r in e.get("rules") or []]
+    return out
+
+def run_groups(run_dir: str | os.PathLike, # a run folder (either layout: one trainer, or one folder per harness)
+               bonus_weight: float | None = None, # None: the run's own (`config.json`)
+              ) -> list[dict]:
+    "A dict per training group of the run: per rollout its calls, score, bonus, reward, blocks and rules, shortcut outcome."
+    d = Path(run_dir)
+    weight = read_config(d)["config"]["bonus_weight"] if bonus_weight is None else bonus_weight
+    rules = _blocking_rules(read_jsonl(d / EVENTS) + [e for h in HARNESSES for e in read_jsonl(d / h / EVENTS)])
+    out = []
+    for (h, g), rs in sorted(_rollouts_by_group(d).items()):
+        rs.sort(key=lambda r: r.rollout_id)
+        task, parts = find_task(rs[0].task_id), [reward_parts(r, weight) for r in rs]
+        solved = [b for v, b in parts if v == 1.0]             # a blocked rollout scores (0, 0)
+        out.append({"harness": h, "group": g, "task_id": rs[0].task_id, "version": min(r.model_version for r in rs),
+                    "rollouts": len(rs), "solved": len(solved), "errored": sum(r.errored for r in rs),
+                    "tool_calls": [r.tool_calls for r in rs], "verifier": [r.verifier_reward for r in rs],
+                    "bonus": [round(b, 4) for _, b in parts], "reward": [round(v + b, 4) for v, b in parts],
+                    "bonus_varies": len({round(b, 6) for b in solved}) > 1, "blocked": [r.blocked for r in rs],
+                    "blocked_rules": [sorted(set(rules.get(f"{r.group_id}.{r.rollout_id}", []))) for r in rs],
+                    "planted": bool(task.shortcut),
+                    "shortcut": [shortcut_outcome(r, task) for r in rs] if task.shortcut else []})
+    return out
+
+def write_groups(run_dir: str | os.PathLike) -> Path:
+    "Write the run's `groups.jsonl` (`run_groups`), atomically; returns its path."
+    gs = run_groups(run_dir)
+    return atomic_write(Path(run_dir) / GROUPS, "".join(json.dumps(g) + "\n" for g in gs))
+
+def groups_line(gs: list[dict]) -> str:
+    "One line on a run's groups: calls a rollout, the bonus's spread, blocks, and the shortcut on the tasks that carry one."
+    n = sum(g["rollouts"] for g in gs)
+    short = [o for g in gs for o in g.get("shortcut", [])]
+    return (f"{len(gs)} groups, {n} rollouts: {sum(sum(g['tool_calls']) for g in gs) / max(n, 1):.1f} tool calls a rollout, "
+            f"{sum(g['bonus_varies'] for g in gs)} groups with the bonus varying among their solved rollouts, "
+            f"{sum(sum(g.get('blocked', [])) for g in gs)} rollouts blocked; on shortcut tasks {short.count('taken')} "
+            f"of {len(short)} rollouts took the shortcut and {short.count('blocked')} were blocked trying")

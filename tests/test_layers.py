@@ -43,7 +43,7 @@ LAYERS = {
     "samples": {"config", "rollouts"},
     "cpu_attention": set(),
     "trainer": {"config", "cpu_attention", "harnesses", "rollouts", "runs", "samples"},
-    "training": {"config", "harnesses", "rollouts", "runs", "samples", "tasks", "tinytasks", "trainer"},
+    "training": {"config", "harnesses", "rollouts", "runs", "samples", "tasks", "tinytasks", "trainer", "workspacetasks"},
     "evaluator": {"config", "dashboard", "harnesses", "models", "rollouts", "runs", "serving", "stats", "tasks", "workspacetasks"},
     "envfacts": {"atif_io", "detectors"},
     "envtests": {"envfacts", "sandbox"},
