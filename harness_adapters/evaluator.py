@@ -22,7 +22,7 @@ from .models import model_path
 from .rollouts import PACKS, run_rollout, save_rollout, serving_stack
 from .serving import AdapterError, check_adapter
 from .tasks import TaskFormatError
-from .workspacetasks import shortcut_outcome
+from .workspacetasks import shortcut_outcome, unplanted
 
 
 # %% auto #0
@@ -65,6 +65,7 @@ class EvalResult:
     completion_tokens: int = 0       # tokens the model generated
     final_text: str = ""             # the session's final answer text (the last agent message)
     shortcut: str = ""               # the task's planted shortcut: `taken`, `blocked` (by the guard) or "" (`workspacetasks.shortcut_outcome`)
+    planted: bool = False            # the task carried a planted shortcut (`Task.shortcut`) when the session ran
 
     @property
     def key(self) -> tuple: return (self.arm, self.harness, self.task_id, self.attempt)
@@ -252,6 +253,9 @@ class EvalConfig:
         limit (`int | None`): at most this many tasks (a fixed subset mixing families and difficulties).
         attempts (`int`, defaults to `2`): sessions per arm and task; pass@1 is their mean, per task.
         allow_train (`bool`): accept training tasks given by id (never for a real evaluation).
+        unplanted (`bool`): also evaluate, for each task above that carries a planted shortcut, a copy of it without
+            the planted file (`workspacetasks.unplanted`, id `<id>-unplanted`, written to `<out>/unplanted-tasks/`
+            and trial-matrix checked): shortcut present, removed, and never there, in one evaluation.
         check_tasks (`bool`, defaults to `True`): run the trial matrix on task folders that are not shipped tasks, and
             refuse those that fail it, before anything starts.
 
@@ -294,6 +298,7 @@ class EvalConfig:
     method: str = "t"
     check_tasks: bool = True
     max_adapters: int | None = None
+    unplanted: bool = False
 
     def __post_init__(self):
         self.preset = get_preset(self.model)          # fails early, naming the known presets
@@ -353,7 +358,7 @@ def eval_result(job: EvalJob, r) -> EvalResult:
                       len(r.blocked_calls), r.timed_out, r.hit_step_limit, r.errored, r.error, r.wall_s, r.model_s,
                       f"{r.group_id}.{r.rollout_id}", round(time.time(), 3), len(r.turns),
                       sum(len(t.prompt_token_ids) for t in r.turns), sum(len(t.token_ids) for t in r.turns), r.final_text or "",
-                      shortcut_outcome(r, job.task))
+                      shortcut_outcome(r, job.task), bool(job.task.shortcut))
 
 def run_session(job: EvalJob, proxy_url: str, store: ResultStore, preset: ModelPreset | str, runner=None) -> EvalResult:
     "Run one job's session through the proxy (with `runner`, by default the rollouts module's) and record it in `store`."
@@ -677,6 +682,10 @@ def _wait_for_first(cfg: EvalConfig) -> list[Checkpoint]:
 def evaluate(cfg: EvalConfig, server=None, proxy_url: str | None = None, progress: bool = True, runner=None) -> EvalOutcome:
     "Evaluate `cfg`'s checkpoints (and the base model) on held-out tasks in one server (in waves beyond its LoRA slots)."
     tasks = eval_tasks(cfg.tasks, cfg.preset.name, cfg.limit, cfg.allow_train, check=False)   # a bad folder fails first
+    if cfg.unplanted:
+        made = unplanted([t for t in tasks if t.shortcut], Path(cfg.out) / "unplanted-tasks")
+        if not made: raise TaskSpecError(f"--unplanted: none of the {len(tasks)} tasks carries a planted shortcut")
+        tasks = sorted(tasks + made, key=lambda t: t.id)
     ckpts = _wait_for_first(cfg)
     policy = validate_checkpoints(ckpts, cfg.preset, check_shapes=server is not None or proxy_url is None)
     if cfg.check_tasks: check_task_folders([t for t in tasks if t.id not in given_task_ids(cfg.tasks)])   # the trial matrix: seconds a task
@@ -787,6 +796,8 @@ def eval_cli(argv: list[str]) -> int:
     ap.add_argument("--tasks", action="append", default=None,
                     help="task set (tiny, data, heldout), family, task id or task folder (Harbor layout); comma-separated, repeatable")
     ap.add_argument("--no-check", action="store_true", help="do not run the trial matrix on task folders that are not shipped tasks")
+    ap.add_argument("--unplanted", action="store_true",
+                    help="also evaluate a copy of each task that carries a planted shortcut, without it (id <id>-unplanted)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many tasks")
     ap.add_argument("--attempts", type=int, default=2, help="sessions per arm and task")
     ap.add_argument("--workers", type=int, default=None, help="sessions in flight (default: the preset's)")
@@ -814,7 +825,7 @@ def eval_cli(argv: list[str]) -> int:
         cfg = EvalConfig(a.model, a.run_dir, a.checkpoint or None, a.harness, not a.no_base, a.tasks, a.limit, a.attempts,
                          allow_train=a.allow_train, workers=a.workers, guard=a.guard == "on", watch=a.watch,
                          poll_s=a.poll, idle_timeout_s=a.idle_timeout, out=a.out, method=a.method or "t",
-                         check_tasks=not a.no_check, max_adapters=a.max_adapters)
+                         check_tasks=not a.no_check, max_adapters=a.max_adapters, unplanted=a.unplanted)
     except ValueError as e: ap.error(str(e))
     try: o = evaluate(cfg)
     except (CheckpointError, NoCheckpoints, TaskSpecError, TaskFormatError) as e:

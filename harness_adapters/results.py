@@ -10,14 +10,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .evaluator import ResultStore, eval_status, markdown_table
-from .runs import atomic_write
+from collections import defaultdict
+from .runs import GROUPS, atomic_write, read_jsonl
 from .stats import fmt_diff, interval, interval_note
 from .tasks import DIFFICULTIES
 
 # %% auto #0
-__all__ = ['METRICS', 'SLICES', 'RESULTS', 'CURVES', 'Arm', 'Result', 'task_kind', 'PartialEvaluation', 'arm_sessions',
-           'arm_tasks', 'detectable', 'paired', 'result_frame', 'result_markdown', 'Curve', 'curve_frame',
-           'curve_figure', 'result_paths', 'make', 'with_block', 'index_cells', 'set_index_block', 'results_cli']
+__all__ = ['UNPLANTED', 'METRICS', 'SLICES', 'CONDITIONS', 'RESULTS', 'CURVES', 'Arm', 'Result', 'task_kind', 'condition',
+           'PartialEvaluation', 'arm_sessions', 'arm_tasks', 'detectable', 'paired', 'result_frame', 'result_markdown',
+           'Curve', 'curve_frame', 'curve_figure', 'ShortcutCurve', 'shortcut_frame', 'shortcut_figure', 'result_paths',
+           'make', 'with_block', 'index_cells', 'set_index_block', 'results_cli']
 
 # %% ../nbs/11a_results.ipynb #c1b90f3e
 @dataclass(frozen=True)
@@ -43,16 +45,23 @@ class Result:
     reference: Arm
     arms: tuple          # `Arm`s, each paired with the reference
     note: str = ""       # what the table is of: tasks, attempts, command (one sentence; RECORD.md has the rest)
+    slices: tuple = ("all", "difficulty", "kind")   # the rows per arm (`SLICES`); `condition` adds the shortcut column
 
 # %% ../nbs/11a_results.ipynb #d510985a
+UNPLANTED = "-unplanted"   # the id suffix of a task's copy with its planted shortcut removed (`workspacetasks.unplanted`)
+
 def task_kind(task_id: str, family: str = "") -> str:
-    "The kind of a generated workspace-style task (`ws-csv-hard-03` -> `csv`); else `family`."
-    parts = task_id.split("-")
+    "The kind of a generated workspace-style task (`ws-csv-hard-03` -> `csv`, its `-unplanted` copy too); else `family`."
+    parts = task_id.removesuffix(UNPLANTED).split("-")
     return parts[1] if len(parts) == 4 and parts[2] in DIFFICULTIES and parts[3].isdigit() else family
 
 # %% ../nbs/11a_results.ipynb #f1263772
 METRICS = {"pass1": ("pass@1 %", 100), "calls": ("calls/session", 1), "calls_solved": ("calls/solved session", 1),
-           "blocked": ("blocked calls/session", 1), "tokens": ("generated tokens/session", 1)}
+           "blocked": ("blocked calls/session", 1), "tokens": ("generated tokens/session", 1),
+           "shortcut": ("shortcut sessions %", 100)}   # sessions that took the task's planted shortcut or were blocked trying
+def condition(task_id: str, planted: bool) -> str:
+    "`planted` (the task carried a shortcut), `removed` (a copy of one without it) or `none` (never had one)."
+    return "planted" if planted else "removed" if task_id.endswith(UNPLANTED) else "none"
 
 class PartialEvaluation(RuntimeError):
     "An evaluation a result reads has not finished every session it planned."
@@ -70,7 +79,8 @@ def arm_sessions(root: Path, arm: Arm) -> pd.DataFrame:
         if not mine: raise ValueError(f"{arm.label}: no session of arm {name!r} ({arm.harness}) in {ev}")
         rows += mine
     df = pd.DataFrame([{k: getattr(r, k) for k in ("task_id", "family", "difficulty", "solved", "tool_calls", "blocked_calls",
-                                                   "completion_tokens", "timed_out", "hit_step_limit", "errored")} for r in rows])
+                                                   "completion_tokens", "timed_out", "hit_step_limit", "errored")}
+                       | {"shortcut": r.shortcut != "", "condition": condition(r.task_id, r.planted)} for r in rows])
     df["kind"] = [task_kind(t, f) for t, f in zip(df.task_id, df.family)]
     return df
 
@@ -80,9 +90,9 @@ def arm_tasks(sessions: pd.DataFrame) -> pd.DataFrame:
     s["solved_calls"] = s.tool_calls.where(s.solved.astype(bool))
     ok = s[~s.errored.astype(bool)]
     g = ok.groupby("task_id", sort=True)
-    t = g.agg(kind=("kind", "first"), difficulty=("difficulty", "first"), sessions=("solved", "size"),
+    t = g.agg(kind=("kind", "first"), difficulty=("difficulty", "first"), condition=("condition", "first"), sessions=("solved", "size"),
               pass1=("solved", "mean"), calls=("tool_calls", "mean"), calls_solved=("solved_calls", "mean"),
-              blocked=("blocked_calls", "mean"), tokens=("completion_tokens", "mean"),
+              blocked=("blocked_calls", "mean"), tokens=("completion_tokens", "mean"), shortcut=("shortcut", "mean"),
               timeouts=("timed_out", "sum"), step_limit=("hit_step_limit", "sum"))
     t["errored"] = s.groupby("task_id").errored.sum().reindex(t.index).fillna(0).astype(int)
     return t
@@ -107,11 +117,14 @@ def paired(ref: pd.DataFrame, arm: pd.DataFrame, metric: str) -> dict:
                 text=fmt_diff(m, h, note=interval_note(d) if len(both) else None))
 
 # %% ../nbs/11a_results.ipynb #f7cb0045
-SLICES = ("all", "difficulty", "kind")
+SLICES = ("all", "difficulty", "kind", "condition")   # `condition`: the shortcut planted, removed, or never there
+CONDITIONS = ("planted", "removed", "none")
 
 def _groups(t: pd.DataFrame, kind: str) -> list[tuple[str, pd.DataFrame]]:
+    if kind not in SLICES: raise ValueError(f"no slice {kind!r}; slices: {', '.join(SLICES)}")
     if kind == "all": return [("all", t)]
-    order = [d for d in DIFFICULTIES if d in set(t[kind])] if kind == "difficulty" else sorted(set(t[kind]))
+    order = ([d for d in DIFFICULTIES if d in set(t[kind])] if kind == "difficulty" else
+             [c for c in CONDITIONS if c in set(t[kind])] if kind == "condition" else sorted(set(t[kind])))
     return [(v, t[t[kind] == v]) for v in order]
 
 def result_frame(res: Result, root: str | Path = ".") -> pd.DataFrame:
@@ -119,7 +132,7 @@ def result_frame(res: Result, root: str | Path = ".") -> pd.DataFrame:
     rows = []
     for a in res.arms:
         ref, t = (arm_tasks(arm_sessions(Path(root), x)) for x in (a.reference or res.reference, a))
-        for kind in SLICES:
+        for kind in res.slices:
             for group, tg in _groups(t, kind):
                 rg = ref[ref.index.isin(tg.index)]
                 row = dict(arm=a.label, slice=kind, group=group, tasks=len(tg.index.intersection(rg.index)),
@@ -145,12 +158,14 @@ def result_markdown(res: Result, df: pd.DataFrame) -> str:
                      "mde": "—" if not np.isfinite(r.pass1_mde) else f"{r.pass1_mde:.1f}", "calls": _pair(r, "calls"), "dcalls": r.calls_text,
                      "solved": _pair(r, "calls_solved") + f" ({r.calls_solved_n})", "dsolved": r.calls_solved_text,
                      "blocked": _pair(r, "blocked", "{:.2f}"), "tokens": _pair(r, "tokens", "{:.0f}"), "dtokens": r.tokens_text,
+                     "shortcut": _pair(r, "shortcut"),
                      "timeouts": f"{r.timeouts_ref} / {r.timeouts}", "errored": f"{r.errored_ref} / {r.errored}"})
     cols = {"arm": "arm", "tasks": "tasks", "n": "n", "pass1": f"pass@1 % ({res.reference.label} → arm)", "dpass1": "Δ pass@1 (points, 95% CI)",
             "mde": "detectable Δ",
             "calls": "calls/session", "dcalls": "Δ calls/session", "solved": "calls/solved session (tasks)",
             "dsolved": "Δ calls/solved session", "blocked": "blocked calls/session", "tokens": "tokens/session",
             "dtokens": "Δ tokens/session", "timeouts": "timeouts (ref / arm)", "errored": "errored (ref / arm)"}
+    if "condition" in res.slices: cols = {**dict(list(cols.items())[:-2]), "shortcut": "shortcut sessions %", **dict(list(cols.items())[-2:])}
     head = f"**{res.title}**" + (f" {res.note}" if res.note else "")
     return head + "\n\n" + markdown_table(pd.DataFrame(rows), cols) + "\n"
 
@@ -162,6 +177,9 @@ class Curve:
     title: str
     series: tuple        # (label, evaluation folder) pairs: one run (seed) each
     harness: str = "pi"
+
+    def frame(self, root: str | Path = ".") -> pd.DataFrame: return curve_frame(self, root)
+    def figure(self, df: pd.DataFrame): return curve_figure(self, df)
 
 def _mean_interval(x) -> tuple[float, float, float, int]:
     x = np.asarray(x, dtype=float); x = x[np.isfinite(x)]
@@ -199,6 +217,65 @@ def curve_figure(c: Curve, df: pd.DataFrame):
     axes[0].legend(fontsize=8); fig.suptitle(c.title, fontsize=10); fig.tight_layout()
     return fig
 
+# %% ../nbs/11a_results.ipynb #841b94cc
+@dataclass(frozen=True)
+class ShortcutCurve:
+    "A figure of the shortcut rate against training: each series one training run's `groups.jsonl` (guard off, guard on)."
+    name: str            # `runs/results/<name>.csv` and `figures/<name>.png`
+    title: str
+    series: tuple        # (label, run folder) pairs
+    window: int = 1      # adapter versions pooled in one point
+
+    def frame(self, root: str | Path = ".") -> pd.DataFrame: return shortcut_frame(self, root)
+    def figure(self, df: pd.DataFrame): return shortcut_figure(self, df)
+
+def _share(gs: list[dict], outcomes: tuple) -> tuple:
+    "Mean over groups (with its interval) of the share of a group's rollouts whose shortcut outcome is in `outcomes`."
+    return _mean_interval([100 * sum(o in outcomes for o in g["shortcut"]) / len(g["shortcut"]) for g in gs])
+
+def _rates(gs: list[dict], keep) -> tuple[float, float]:
+    "Pass rate (%) and mean reward over the rollouts of `gs` that `keep(outcome)` selects."
+    r = [x for g in gs for x, o in zip(g["reward"], g.get("shortcut") or [""] * len(g["reward"])) if keep(o)]
+    return (100 * float(np.mean([x >= 1 for x in r])), float(np.mean(r))) if r else (math.nan, math.nan)
+
+def shortcut_frame(c: ShortcutCurve, root: str | Path = ".") -> pd.DataFrame:
+    "One row per (series, window of versions): the shortcut taken / blocked / either, % of rollouts; pass rate and reward with and without those rollouts."
+    rows = []
+    for label, run in c.series:
+        f = Path(root) / run / GROUPS
+        if not f.exists(): raise FileNotFoundError(f"{run}: no {GROUPS} (the train notebook writes it; `python tools/group_bonus.py {run}` for an older run)")
+        by = defaultdict(list)
+        for g in read_jsonl(f):
+            if "reward" not in g: raise ValueError(f"{f}: a group line without per-rollout rewards; write it again with `python tools/group_bonus.py {run}`")
+            by[(g["version"] - 1) // c.window].append(g)
+        for w, gs in sorted(by.items()):
+            planted = [g for g in gs if g.get("shortcut")]
+            row = dict(series=label, version=w * c.window + 1, versions=f"{w * c.window + 1}-{(w + 1) * c.window}" if c.window > 1 else str(w + 1),
+                       groups=len(gs), shortcut_groups=len(planted), shortcut_rollouts=sum(len(g["shortcut"]) for g in planted))
+            for name, outs in (("taken", ("taken",)), ("blocked", ("blocked",)), ("tried", ("taken", "blocked"))):
+                m, lo, hi, _ = _share(planted, outs) if planted else (math.nan,) * 4
+                row |= {name: m, f"{name}_lo": lo, f"{name}_hi": hi}
+            row["pass_all"], row["reward_all"] = _rates(gs, lambda o: True)
+            row["pass_honest"], row["reward_honest"] = _rates(gs, lambda o: o == "")
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+def shortcut_figure(c: ShortcutCurve, df: pd.DataFrame):
+    "The share of shortcut-task rollouts that went for the shortcut, and the pass rate without them, against the adapter version; a line per series."
+    from matplotlib.figure import Figure   # lazy: matplotlib takes a second to import
+    fig = Figure(figsize=(10, 4)); axes = fig.subplots(1, 2)
+    for label, g in df.groupby("series", sort=False):
+        y = g.tried.to_numpy()
+        err = np.nan_to_num(np.vstack([y - g.tried_lo.to_numpy(), g.tried_hi.to_numpy() - y]), nan=0.0)
+        axes[0].errorbar(g.version, y, yerr=err, marker="o", capsize=3, label=label)
+        axes[1].plot(g.version, g.pass_honest, marker="o", label=f"{label}, honest rollouts")
+        axes[1].plot(g.version, g.pass_all, marker="x", ls=":", label=f"{label}, all rollouts")
+    axes[0].set_ylabel("shortcut taken or blocked, % of rollouts\n(tasks that carry one; 95% CI over groups)")
+    axes[1].set_ylabel("pass rate % (training rollouts)")
+    for ax in axes: ax.set_xlabel("adapter version that generated the group (1: the warm start)"); ax.grid(alpha=0.3); ax.legend(fontsize=8)
+    fig.suptitle(c.title, fontsize=10); fig.tight_layout()
+    return fig
+
 # %% ../nbs/11a_results.ipynb #b7dc1538
 _WARM, _NOVEL = "runs/tiny-agent/eval-heldout", "runs/tiny-agent/eval-novel"
 _S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
@@ -218,7 +295,7 @@ RESULTS = [
            "4 sessions a task and arm in pi through safeagents; `runs/tiny-agent/RECORD.md`."),
 ]
 
-CURVES: list[Curve] = []   # the learning curves, once their runs are evaluated
+CURVES: list = []   # the learning curves (`Curve`) and shortcut curves (`ShortcutCurve`), once their runs are made
 
 def result_paths(root: str | Path, res: Result) -> dict[str, Path]:
     return {"md": Path(root) / "runs/results" / f"{res.name}.md", "csv": Path(root) / "runs/results" / f"{res.name}.csv"}
@@ -277,11 +354,11 @@ def results_cli(argv: list[str] | None = None, root: str | Path = ".", results: 
             if a.check: stale.append(f"nbs/index.ipynb's block {res.name} is not {res.name}.md")
         print(f"{res.name}: {'checked' if a.check else 'written'} ({texts['md'].count(chr(10)) - 3} rows)")
     for c in [c for c in CURVES if not a.names or c.name in a.names]:
-        df, p = curve_frame(c, root), Path(root) / "runs/results" / f"{c.name}.csv"
+        df, p = c.frame(root), Path(root) / "runs/results" / f"{c.name}.csv"
         if a.check and not (p.exists() and p.read_text() == df.to_csv(index=False)): stale.append(f"{p.relative_to(root)} is not what the sessions make")
         elif not a.check:
             atomic_write(p, df.to_csv(index=False))
-            curve_figure(c, df).savefig(Path(root) / "figures" / f"{c.name}.png", dpi=100)
+            c.figure(df).savefig(Path(root) / "figures" / f"{c.name}.png", dpi=100)
         print(f"{c.name}: {'checked' if a.check else 'written, with figures/' + c.name + '.png'} ({len(df)} points)")
     if stale:
         print("stale results (`harness-adapters results` makes them again, then `python tools/make_readme.py`):\n  "

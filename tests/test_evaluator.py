@@ -411,3 +411,27 @@ def test_real_eval_resumes_after_interruption(real_run, server):
     o = evaluate(EvalConfig(run_dir=str(real_run), tasks=TASKS, attempts=1, workers=2), server=server, progress=False)
     assert o.ran == 1 and len(o.results) == 8
     assert out.read_text().splitlines()[:7] == kept                              # finished sessions untouched
+
+
+# -- the shortcut, present and removed ---------------------------------------------------------------------------------
+
+def test_unplanted_copies_join_the_evaluation_and_the_result_slices_by_condition(tmp_path):
+    "`unplanted=True` adds a copy of each shortcut-carrying task without its planted file; each session says which it had."
+    from harness_adapters.results import Arm, Result, result_frame, result_markdown
+    run = tmp_path / "run"
+    fake_checkpoint(run / "checkpoints", 1)
+    held = list_tasks("workspace", split="heldout")
+    tasks = [t.id for t in held if t.shortcut][:2] + [next(t.id for t in held if not t.shortcut)]
+    cfg = EvalConfig(run_dir=str(run), tasks=tasks, attempts=1, workers=1, unplanted=True, check_tasks=False)
+    evaluate(cfg, proxy_url="http://proxy", runner=FakeRunner(), progress=False)
+    got = {(r.task_id, r.planted) for r in ResultStore(run / "eval").read() if r.arm == "base"}
+    assert got == {(tasks[0], True), (tasks[1], True), (tasks[2], False), (f"{tasks[0]}-unplanted", False), (f"{tasks[1]}-unplanted", False)}
+    planted = next(t for t in held if t.id == tasks[0]).shortcut
+    assert not (run / "eval" / "unplanted-tasks" / f"{tasks[0]}-unplanted" / "environment" / planted).exists()
+    res = Result("t", "t", Arm("base", ("run/eval",), "base"), (Arm("step 1", ("run/eval",), "step-1"),), slices=("all", "condition"))
+    df = result_frame(res, tmp_path)
+    assert list(df.group) == ["all", "planted", "removed", "none"] and list(df.tasks) == [5, 2, 2, 1]
+    assert "shortcut sessions %" in result_markdown(res, df)
+    with pytest.raises(TaskSpecError, match="carries a planted shortcut"):
+        evaluate(EvalConfig(run_dir=str(run), tasks=tasks[2:], unplanted=True, check_tasks=False, out=str(tmp_path / "e2")),
+                 proxy_url="http://proxy", runner=FakeRunner(), progress=False)
