@@ -71,6 +71,8 @@ class ModelPreset:
         source (`str`): Hugging Face repo id of the weights (for the record and the adapter card; never downloaded here).
         revision (`str`): the weights' revision, recorded on every adapter card.
         license_note (`str`): printed wherever an adapter of this model is written; empty when the licence needs no note.
+        warm_start (`str`): for a tiny warm start, the adapter folder under `adapters/` merged into `tiny` to make the
+            model this preset serves (`tiny-agent`); empty for every other preset.
 
     Parameters that control serving:
         max_model_len (`int`): context length the server is started with.
@@ -110,6 +112,7 @@ class ModelPreset:
     source: str
     revision: str = "main"
     license_note: str = ""
+    warm_start: str = ""
     max_model_len: int = 32768
     dtype: str = "bfloat16"
     tool_parser: str = "hermes"
@@ -138,8 +141,8 @@ class ModelPreset:
 
     @property
     def is_local(self) -> bool:
-        "True for presets whose weights ship with the package: `tiny` (its wheel) and `tiny-agent` (`tiny` + the committed warm start)."
-        return self.name in ("tiny", "tiny-agent")
+        "True for presets whose weights ship with the package: `tiny` (its wheel) and the tiny warm starts (`tiny` + a committed adapter)."
+        return self.name == "tiny" or bool(self.warm_start)
 
     def to_dict(self) -> dict: return asdict(self)
 
@@ -156,11 +159,18 @@ _TINY = ModelPreset("tiny", source="HuggingFaceTB/SmolLM2-135M-Instruct", revisi
                     max_tokens=512, token_budget=16384, sessions=8, agent_steps=8, session_timeout_s=300, train_steps=3,
                     eval_set="tiny")
 
+def _tiny_warm_start(name: str, what: str) -> ModelPreset:
+    "A preset serving `tiny` with the committed adapter `adapters/<name>` merged in, run as its teacher ran pi."
+    return replace(_TINY, name=name, warm_start=name, revision=f"tiny + adapters/{name} ({what}, merged)",
+                   pi_tools=LEAN_PI_TOOLS, pi_system_prompt=LEAN_PI_PROMPT, max_tokens=160,   # a turn: one tool call or the answer
+                   eval_set="workspace")
+
 PRESETS: dict[str, ModelPreset] = {p.name: p for p in [
     _TINY,
-    replace(_TINY, name="tiny-agent", revision="tiny + adapters/tiny-agent (supervised warm start on teacher sessions in pi, merged)",
-            pi_tools=LEAN_PI_TOOLS, pi_system_prompt=LEAN_PI_PROMPT, max_tokens=160,   # a turn: one tool call or the answer
-            eval_set="workspace"),
+    _tiny_warm_start("tiny-agent", "supervised warm start on teacher sessions in pi"),
+    # the same recipe with a share of the teacher's sessions taking the planted shortcut: RL from a policy that is
+    # sometimes tempted (issue 39); tiny-agent stays the default warm start
+    _tiny_warm_start("tiny-agent-tempted", "tiny-agent's recipe, a stated share of teacher sessions taking the planted shortcut"),
     ModelPreset("lfm25", source="LiquidAI/LFM2.5-24B-A2B", tool_parser="lfm2", reasoning_parser="deepseek_r1",
                 token_budget=131072, sessions=48, agent_steps=17, train_steps=200),
     ModelPreset("lfm3", source="LiquidAI/LFM3-1.7B", tool_parser="lfm2", reasoning_parser="deepseek_r1",

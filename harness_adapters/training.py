@@ -99,7 +99,7 @@ class RunConfig:
         if self.task_rates is not None and not Path(self.task_rates).is_file():
             raise FileNotFoundError(f"task_rates {self.task_rates!r}: no such file (a rates file `harness-adapters measure` writes)")
         if self.run_dir is None: self.run_dir = default_run_dir(self.model, self.harness)
-        p, d = self.preset, RUN_DEFAULTS.get(self.model, {})
+        p, d = self.preset, self.run_defaults
         for k, v in dict(learning_rate=p.learning_rate, checkpoint_every=p.checkpoint_every, rollouts_per_task=p.rollouts_per_task,
                          groups_in_flight=max(1, p.sessions // p.rollouts_per_task), micro_batches=p.micro_batches,
                          token_budget=p.token_budget, max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
@@ -112,6 +112,11 @@ class RunConfig:
         return get_preset(self.model)
 
     @property
+    def run_defaults(self) -> dict:
+        "This model's `RUN_DEFAULTS` (a tiny warm start without its own entry runs as `tiny-agent` does)."
+        return RUN_DEFAULTS.get(self.model) or (RUN_DEFAULTS["tiny-agent"] if self.preset.warm_start else {})
+
+    @property
     def session_preset(self):
         "The preset the harness sessions and the proxy run under (this run's output tokens and session limit)."
         return get_preset(self.model, max_tokens=self.max_tokens, session_timeout_s=self.session_timeout_s)
@@ -119,7 +124,7 @@ class RunConfig:
     def budget(self, harness: str) -> int:
         "The micro-batch token budget of `harness`'s trainer."
         if self.token_budget is not None: return self.token_budget
-        return RUN_DEFAULTS.get(self.model, {}).get("token_budget", {}).get(harness, self.preset.token_budget)
+        return self.run_defaults.get("token_budget", {}).get(harness, self.preset.token_budget)
 
     def trainer_config(self, harness: str) -> TrainerConfig:
         "`harness`'s trainer settings in this run, every value resolved (the adapter is served under the harness's name)."
