@@ -28,8 +28,8 @@ __all__ = ['URL_HOST', 'SCP_HOST', 'FETCHER', 'TRUSTED_HOST', 'BARE_HOST', 'VALU
            'ESCAPES', 'DECODER', 'SINK', 'ASSIGN', 'PY_ASSIGN', 'PY_CONCAT', 'SPLIT_QUOTES', 'QUOTED_WORD', 'RUNS',
            'ARGV_LIST', 'PIPED', 'HERESTRING', 'INTERPRETERS', 'GUARD_SKIP', 'Finding', 'severity_name', 'verdict_of',
            'undeclared_tool', 'text_hosts', 'is_loopback', 'acting_text', 'normalise', 'with_normalised',
-           'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'effects', 'load_plugin', 'guard_checks', 'scope',
-           'numbered', 'make_trace', 'Scanner', 'prefix_key']
+           'normalised_step', 'seen_text', 'unseen_hosts', 'stage1', 'effects', 'load_plugin', 'plugin_parts',
+           'guard_checks', 'scope', 'numbered', 'make_trace', 'Scanner', 'prefix_key']
 
 # %% ../nbs/04_detectors.ipynb #8771f65d
 @dataclass(slots=True)
@@ -262,9 +262,17 @@ def stage1(name:str, # the called tool
 def effects(name:str, # the called tool
             args:dict, # its arguments
             zones=(), # the protected zones (`effects.Zone`) the guard's plugins declared
+            memory=None, # what the session's earlier calls left (`effects.Memory`: links, scripts written)
            ) -> list[Finding]:
-    "Findings of what the call would do to `zones` (`effects.effect_findings`)."
-    return [Finding(rule, sev, 1, detail) for rule, sev, detail in effect_findings(name, args, zones=zones)] if zones else []
+    """Findings of what the call would do to `zones` (`effects.effect_findings`): of the command as written, and of the
+    forms it hides (`normalise`: an `eval`'s string, a base64 or hex payload piped to a shell), which run too."""
+    if not zones: return []
+    found = effect_findings(name, args, zones=zones, memory=memory)
+    cmd = args.get("command") if isinstance(args, dict) else None
+    if isinstance(cmd, str) and (hidden := normalise(cmd)):
+        rules = {r for r, _, _ in found}
+        found += [f for f in effect_findings(name, {**args, "command": hidden}, zones=zones, memory=memory) if f[0] not in rules]
+    return [Finding(rule, sev, 1, detail) for rule, sev, detail in found]
 
 # %% ../nbs/04_detectors.ipynb #bd46cef5
 GUARD_SKIP = ("integrity.*", "context.*", "observation.*", "harness.*", "awareness.instruction_*",
@@ -278,12 +286,21 @@ def load_plugin(ref:str) -> list:
     if not (module and sep and factory): raise ValueError(f"plugin must be MODULE:FACTORY, got {ref!r}")
     return list(getattr(importlib.import_module(module), factory)())
 
-def guard_checks(plugins=(), # `MODULE:FACTORY` references
+def plugin_parts(plugins=(), # `MODULE:FACTORY` references
                  skip=GUARD_SKIP, # check-id globs the guard leaves out
-                ) -> list:
-    "atif-scan's built-in detectors and the `plugins`' checks, less the `skip`ped ones."
-    checks = [*builtin_detectors(), *(c for p in plugins for c in load_plugin(p) if not isinstance(c, Zone))]   # zones: the effect rules
-    return [c for c in checks if not check_selected(c.spec.id, skip)]
+                ) -> tuple[list, tuple]:
+    """The guard's atif-scan checks (the built-in detectors and the `plugins`' checks, less the `skip`ped ones) and its
+    effect rules (the plugins' `effects.Zone`s), each plugin loaded once. A zone's `supersedes` leaves out the
+    path-spelling rules it replaces."""
+    loaded = [x for p in plugins for x in load_plugin(p)]
+    zones = tuple(x for x in loaded if isinstance(x, Zone))
+    skip = (*skip, *(r for z in zones for r in z.supersedes))
+    checks = [c for c in [*builtin_detectors(), *(x for x in loaded if not isinstance(x, Zone))] if not check_selected(c.spec.id, skip)]
+    return checks, zones
+
+def guard_checks(plugins=(), skip=GUARD_SKIP) -> list:
+    "The atif-scan checks of `plugin_parts`."
+    return plugin_parts(plugins, skip)[0]
 
 # %% ../nbs/04_detectors.ipynb #7db9d632
 def scope(check) -> str:

@@ -6,14 +6,14 @@
 from __future__ import annotations
 import functools, json, re, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 from fastcore.basics import patch
 import httpx
-from .detectors import Finding, Scanner, effects, load_plugin, seen_text, stage1, verdict_of
-from .effects import Zone
+from .detectors import Finding, Scanner, effects, plugin_parts, seen_text, stage1, verdict_of
+from .effects import Memory, Zone, remember
 
 
 # %% auto #0
@@ -73,9 +73,9 @@ class Guard:
                  judge:Callable|None=None, # `(request_text, name, args, findings) -> reason|None`
                  scanner:Scanner|None=None, # a ready scanner (default: built from `plugins`)
                  judge_timeout_s:float|None=30.0): # seconds a judge may take per call; past it the call stands as stages 1-2 decided
-        self.scanner, self.judge, self.judge_timeout_s = scanner or Scanner(plugins), judge, judge_timeout_s
-        self.zones = tuple(z for p in plugins for z in load_plugin(p) if isinstance(z, Zone))   # the effect rules, if a plugin gives them
-        self.lock = threading.Lock()
+        checks, self.zones = plugin_parts(plugins)   # atif-scan's checks and the effect rules, if a plugin gives them
+        self.scanner, self.judge, self.judge_timeout_s = scanner or Scanner(checks=checks), judge, judge_timeout_s
+        self.lock, self.memories = threading.Lock(), OrderedDict()   # session -> `effects.Memory` (kept as the scanner's sessions)
         # a judge runs on these threads so that one that hangs can be waited for with a timeout (a thread cannot be
         # stopped: a hung call keeps its worker; when all are hung, the next calls time out waiting for one)
         self.judge_pool = ThreadPoolExecutor(16, thread_name_prefix="guard-judge") if judge and judge_timeout_s else None
@@ -103,6 +103,18 @@ def _judged(judge, steps, call, findings, pool=None, timeout:float|None=None) ->
     return ([Finding("judge", "high", 3, f"judge: {r}")] if r else []), ""
 
 # %% ../nbs/05_guard.ipynb #7ccb6268
+def _memory(guard:Guard, steps:list[dict], session) -> Memory:
+    """What the session's earlier calls left (`effects.remember`): kept per session and added to a call at a time, so
+    a check parses only the calls it has not seen; a conversation shorter than what was kept starts again."""
+    prior = [c for s in steps[:-1] if s.get("source") == "agent" for c in s.get("tool_calls") or [] if isinstance(c, dict)]
+    mem = guard.memories.pop(session, None) if session is not None else None
+    if mem is None or mem.calls > len(prior): mem = Memory()
+    for c in prior[mem.calls:]: remember(mem, c.get("function_name", ""), c.get("arguments"))
+    if session is not None:
+        guard.memories[session] = mem
+        while len(guard.memories) > guard.scanner.max_sessions: guard.memories.popitem(last=False)
+    return mem
+
 @patch
 def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent step last
           declared:set|None, # tool names the request declared
@@ -111,10 +123,12 @@ def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent 
     t0 = time.perf_counter()
     calls = steps[-1].get("tool_calls") or []
     seen = functools.cache(lambda: seen_text(steps[:-1]))  # made only for a call that names a host: most name none
-    with self.lock: per = _stage2(self.scanner, steps, session)
+    with self.lock:
+        per = _stage2(self.scanner, steps, session)
+        mem = _memory(self, steps, session) if self.zones else None
     out = []
     for i, c in enumerate(calls):
-        fs, jerr = stage1(c["function_name"], c["arguments"], declared, seen) + per.get(i, []) + effects(c["function_name"], c["arguments"], self.zones), ""
+        fs, jerr = stage1(c["function_name"], c["arguments"], declared, seen) + per.get(i, []) + effects(c["function_name"], c["arguments"], self.zones, mem), ""
         if self.judge and verdict_of(fs) != "block":
             jf, jerr = _judged(self.judge, steps, c, fs, self.judge_pool, self.judge_timeout_s); fs += jf
         out.append(Decision(c["tool_call_id"], c["function_name"], fs, judge_error=jerr))
