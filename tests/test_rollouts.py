@@ -1,4 +1,4 @@
-"""Rollouts of the real harnesses (pi, opencode, hermes) in bubblewrap sandboxes, through safeagents.
+"""Rollouts of the real harnesses (pi, opencode, hermes, Claude Code) in bubblewrap sandboxes, through safeagents.
 
 Scripted-upstream tests pin the harness-side behaviour (a tool call runs in the sandbox, a blocked one does not,
 the step limit ends a session); `test_real_sessions_with_tiny` runs each harness against the real vLLM server.
@@ -14,8 +14,10 @@ from harness_adapters.tasks import find_task, list_tasks, write_task, load_task
 from harness_adapters.scripted import ScriptedUpstream
 
 # the shell tool each harness declares, and the arguments it takes
-SHELL = {"pi": ("bash", {}), "opencode": ("bash", {"description": "run it"}), "hermes": ("terminal", {})}
+SHELL = {"pi": ("bash", {}), "opencode": ("bash", {"description": "run it"}), "hermes": ("terminal", {}),
+         "claude-code": ("Bash", {"description": "run it"})}
 HARNESSES = list(SHELL)
+OPENAI_HARNESSES = ["pi", "opencode", "hermes"]   # token ids captured (Claude Code's Anthropic turns: not yet)
 
 
 def call(harness, command):
@@ -52,7 +54,8 @@ def test_scripted_call_runs_block_does_not_and_step_limit(harness, hi_task, tmp_
     finally: px.stop(); up.__exit__()
     assert not r.errored, r.error
     assert (r.reward, r.tool_calls, r.blocked, r.hit_step_limit) == (1.0, 1, False, False)
-    assert r.turns and r.trajectory and save_rollout(r, tmp_path / "ok").joinpath("trajectory.json").exists()
+    assert r.trajectory and save_rollout(r, tmp_path / "ok").joinpath("trajectory.json").exists()
+    assert bool(r.turns) == (harness in OPENAI_HARNESSES)   # token ids: none yet on the Anthropic path (vLLM's /v1/messages has none)
 
     # 2. a blocked call does not run; the rollout scores 0 however the workspace looks
     up, px = scripted(harness, [{"text": "", "calls": [call(harness, "cat /tests/grader.py > made.txt; echo hi > made.txt")]},
@@ -112,7 +115,7 @@ def test_concurrent_rollouts_keep_their_turns(hi_task):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("harness", HARNESSES)
+@pytest.mark.parametrize("harness", OPENAI_HARNESSES)
 def test_real_session_with_tiny(harness, server, tmp_path):
     """One real session of each harness with the tiny model on CPU, through safeagents, end to end, via the CLI:
     rollout.json with reward, tool calls and per-turn token ids + logprobs, and trajectory.json (ATIF); the session
