@@ -5,7 +5,8 @@ runs/bench/safeagents.json and runs/bench/safeagents.md. `--as before` files the
 keeps one result per name; the md shows them all, `after` last), e.g. for the code of an older commit:
 `git archive COMMIT harness_adapters | tar -x -C /tmp/old && PYTHONPATH=/tmp/old python bench/safeagents_bench.py --as before`.
 
-Decision times are measured in this process (the guard alone, `Guard.check`: stages 1 and 2, both packs), driving
+Decision times are measured in this process (the guard alone, `Guard.check`: stages 1 and 2, both packs and the
+effect rules as `rollouts.PACKS` runs them; `--without-effects`: the packs alone), driving
 sessions the way an agent does, one request per step, each carrying the whole conversation so far; a full atif-scan
 of the same conversation is the reference. The profile is of one such session to 200 steps. The streaming numbers use three processes on
 127.0.0.1: the scripted upstream (this file with `--serve-upstream PORT`), the proxy as the real command line
@@ -22,7 +23,7 @@ import httpx  # wait_up only; the load client is aiohttp (`one_stream`)
 from harness_adapters.detectors import Scanner
 from harness_adapters.scripted import ScriptedUpstream
 
-PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
+PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks", "harness_adapters.effects:zones")
 STEPS, DRIVEN, WINDOW, FULL_REPS, SESSIONS, SINGLE = (1, 10, 50, 200), 10, 5, 5, 48, 100
 
 
@@ -465,6 +466,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--as", dest="name", default="after", help="file the numbers under this name (default: after)")
     ap.add_argument("--no-streaming", action="store_true", help="decision times and profile only")
+    ap.add_argument("--without-effects", action="store_true", help="the two packs only, without the effect rules (`effects:zones`)")
     ap.add_argument("--no-vllm", action="store_true", help="skip the load against a real vLLM server (tiny on CPU)")
     a = ap.parse_args()
     import harness_adapters
@@ -474,6 +476,7 @@ if __name__ == "__main__":
         if rev and subprocess.run(["git", "-C", str(code), "status", "--porcelain", "--", "."], capture_output=True, text=True).stdout.strip():
             rev += " with uncommitted changes"
     except OSError: rev = ""
+    if a.without_effects: PACKS = PACKS[:2]
     load0 = os.getloadavg()[0]
     r = {"decision": decision_times(), "profile": profile(), "checks": check_costs(), "streaming": None if a.no_streaming else streaming(),
          "vllm": None if a.no_streaming or a.no_vllm else vllm_load(),
