@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_detectors.ipynb #1b7e7948
 from __future__ import annotations
-import base64, hashlib, importlib, ipaddress, json, re, shlex, time
+import base64, functools, hashlib, importlib, ipaddress, json, re, shlex, time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from fastcore.basics import patch
@@ -202,6 +202,7 @@ def _run_strings(text:str) -> list[str]:
 
 INTERPRETERS = {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node"} | {f"python3.{i}" for i in range(8, 15)}
 
+@functools.lru_cache(maxsize=4096)   # pure; stage 2 and the effect rules both ask for a call's forms
 def normalise(text:str, # a command or code the agent wrote
               depth:int=3, # how many layers of wrapping are undone
              ) -> str:
