@@ -277,7 +277,7 @@ def shortcut_figure(c: ShortcutCurve, df: pd.DataFrame):
     return fig
 
 # %% ../nbs/11a_results.ipynb #b7dc1538
-_WARM, _NOVEL = "runs/tiny-agent/eval-heldout", "runs/tiny-agent/eval-novel"
+_WARM, _NOVEL, _BREADTH = "runs/tiny-agent/eval-heldout", "runs/tiny-agent/eval-novel", "runs/tiny-agent/eval-breadth-novel"
 _S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
 RESULTS = [
     Result("tiny-grpo-heldout", "GRPO on tiny, step 24 against the base model, 21 held-out tiny tasks, two seeds and pooled.",
@@ -293,6 +293,10 @@ RESULTS = [
     Result("warmstart-novel", "tiny-agent (the narrow warm start) against tiny, 36 held-out tasks of new kinds.",
            Arm("tiny", (_NOVEL,), "base"), (Arm("tiny-agent", (_NOVEL,), "adapters/step-60"),),
            "4 sessions a task and arm in pi through safeagents; `runs/tiny-agent/RECORD.md`."),
+    Result("warmstart-breadth-novel", "The broad warm start (22 kinds of teacher sessions) against the narrow one (6 kinds), 36 held-out tasks of new kinds.",
+           Arm("narrow", (_BREADTH,), "narrow/step-60"), (Arm("broad", (_BREADTH,), "broad/step-60"),),
+           "4 sessions a task and arm in pi through safeagents, one server; the decision rule in `runs/tiny-agent/RECORD.md`.",
+           slices=("all", "difficulty")),
 ]
 
 CURVES: list = []   # the learning curves (`Curve`) and shortcut curves (`ShortcutCurve`), once their runs are made
