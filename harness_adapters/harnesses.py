@@ -183,7 +183,8 @@ def claude_code_command(s: SessionSpec, exe: str) -> HarnessCommand:
            "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1", "DISABLE_AUTOUPDATER": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_ATTRIBUTION_HEADER": "0", "MAX_THINKING_TOKENS": "0",
            "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(s.max_tokens)}
-    lean = ["--bare", "--tools", ",".join(s.tools or CLAUDE_LEAN_TOOLS), "--system-prompt", s.system_prompt or LEAN_PROMPT] if s.lean else []
+    # `s.tools` are pi's names; Claude Code's own are capitalised (`Bash`), so the lean set is its own
+    lean = ["--bare", "--tools", ",".join(CLAUDE_LEAN_TOOLS), "--system-prompt", s.system_prompt or LEAN_PROMPT] if s.lean else []
     return HarnessCommand({}, [exe, "-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
                                "--no-session-persistence", "--model", s.model, *lean, s.prompt], env=env)
 

@@ -20,8 +20,9 @@ from .atif_io import anthropic_steps, openai_steps
 from .envfacts import read_file
 from .detectors import Finding
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
-from .wire import (AnthropicStream, OpenAIStream, SSEParser, declared_anthropic, declared_openai,
-    request_problem, rewrite_anthropic_content, rewrite_openai_message, sse, text_block_events)
+from .wire import (AnthropicStream, OpenAIStream, SSEParser, anthropic_to_chat, chat_to_anthropic,
+    declared_anthropic, declared_openai, message_events, request_problem, rewrite_anthropic_content, rewrite_openai_message,
+    sse, text_block_events)
 
 
 # %% auto #0
@@ -30,7 +31,7 @@ __all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'UPSTREAM_ERRO
            'Upstream', 'upstream_error', 'passthrough', 'send', 'malformed', 'stream_broke', 'final_text',
            'guard_check', 'openai_decide', 'sampling_body', 'capture_body', 'keep_turn', 'openai_final',
            'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay',
-           'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages',
+           'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages', 'anthropic_via_chat',
            'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint', 'make_app', 'uvicorn_options', 'Proxy',
            'scrub_text', 'scrub', 'check_trajectory', 'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve',
            'check_sources', 'cmd_check', 'cmd_scrub', 'cmd_publish', 'parser', 'main']
@@ -84,8 +85,11 @@ class ProxyConfig:
         events (`str | None`): the events file (JSON lines, appended).
 
     Parameters that control sessions:
-        capture (`bool`): ask the upstream for token ids and logprobs and keep each turn per session (OpenAI chat
-            only: vLLM's `/v1/messages` cannot return them, so Anthropic turns are kept without ids).
+        capture (`bool`): ask the upstream for token ids and logprobs and keep each turn per session. vLLM's
+            `/v1/messages` cannot return them, so in capture mode an Anthropic Messages request is asked of the
+            upstream's chat completions instead, translated here and back (`wire.anthropic_to_chat`).
+        messages_via_chat (`bool | None`): whether Anthropic requests go to the upstream's chat completions
+            (`None`: in capture mode only); `False` relays them to its `/v1/messages` as they are.
         max_steps (`int | None`): model calls a session may make; the next ones get a plain final message.
         sampling (`dict | None`): sampling parameters set on every upstream request in place of the client's, e.g.
             `{"temperature": 0.8, "top_p": 1.0}`; the client's `SAMPLING_CLEARED` keys are dropped with them. A
@@ -116,6 +120,7 @@ class ProxyConfig:
     check_timeout_s: float = 120.0
     events: str|None = None
     capture: bool = False
+    messages_via_chat: bool|None = None
     max_steps: int|None = None
     sampling: dict|None = None
     max_body: int = 32 * 1024 * 1024
@@ -439,6 +444,8 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
     if not st.step(session):
         text = final_text(st, session)
         return StreamingResponse(anthropic_final_stream(body, text), media_type="text/event-stream") if stream else JSONResponse(anthropic_final(body, text))
+    if st.cfg.capture if st.cfg.messages_via_chat is None else st.cfg.messages_via_chat:
+        return await anthropic_via_chat(st, req, body, session, stream)
     t0 = time.perf_counter()
     sent = sampling_body(st, body)
     up = await send(st, path, req, sent, stream, req.state.raw if sent is body else None)
@@ -450,13 +457,30 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
     try: return JSONResponse(await anthropic_guard_response(st, body, data, session, t0))
     except MALFORMED as e: return malformed(e)
 
-async def anthropic_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None) -> dict:
+async def anthropic_via_chat(st:ProxyState, req:Request, body:dict, session, stream:bool) -> Response:
+    """Anthropic request `body` asked of the upstream's chat completions, with token ids (capture mode): the answer
+    translated back, checked, its turn kept with the ids, and sent whole or as a stream as the client asked."""
+    t0 = time.perf_counter()
+    up = await send(st, "/v1/chat/completions", req, capture_body(st, anthropic_to_chat(body)), False)
+    if isinstance(up, Response): return up
+    try: data = up.json()
+    except ValueError: return error(502, "upstream answered with something that is not JSON", "api_error")
+    try:
+        ch = data["choices"][0]
+        ids = (data.get("prompt_token_ids"), ch.get("token_ids"), (ch.get("logprobs") or {}).get("content"))
+        m = await anthropic_guard_response(st, body, chat_to_anthropic(data, body.get("model")), session, t0, ids)
+    except MALFORMED as e: return malformed(e)
+    if not stream: return JSONResponse(m)
+    return StreamingResponse(iter([b"".join(sse(d, n) for n, d in message_events(m))]), media_type="text/event-stream")
+
+async def anthropic_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None,
+                                   ids:tuple=(None, None, None)) -> dict: # (prompt ids, completion ids, logprobs), when the upstream gave them
     "The non-streamed Messages response `data`, checked and rewritten; its turn recorded."
     ds = await anthropic_decide(st, body, data.get("content") or [], session)
     if any(d.blocked for d in ds):
         data["content"], left = rewrite_anthropic_content(data["content"], ds)
         if not left and data.get("stop_reason") == "tool_use": data["stop_reason"] = "end_turn"
-    keep_turn(st, session, "anthropic", None, None, None, data.get("stop_reason"), ds, body,
+    keep_turn(st, session, "anthropic", *ids, data.get("stop_reason"), ds, body,
               {"role": "assistant", "content": data.get("content")}, t0)
     return data
 

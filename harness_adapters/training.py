@@ -94,8 +94,9 @@ class RunConfig:
     def __post_init__(self):
         if self.model not in PRESETS: raise ValueError(f"unknown model {self.model!r}: choose one of {', '.join(PRESETS)}")
         if "claude-code" in self.harness.split(","):   # a harness that runs and is guarded, but yields no samples yet
-            raise ValueError("harness 'claude-code' cannot be trained yet: its Anthropic turns reach vLLM without token ids, so "
-                             "there is nothing exact to train on (issue 41); it runs in `rollout`, `measure` and `eval`")
+            raise ValueError("harness 'claude-code' cannot be trained yet: its turns are captured with token ids, but the "
+                             "trainer's sample path is not yet tested on them, and no warm start uses its tools (issue 41); "
+                             "it runs in `rollout`, `measure` and `eval`")
         bad = [h for h in self.harness.split(",") if h not in HARNESS_CHOICES or (h == "all" and self.harness != "all")]
         if bad or len(set(self.harnesses)) != len(self.harnesses):
             raise ValueError(f"unknown harness {self.harness!r}: choose one of {', '.join(HARNESS_CHOICES)} "

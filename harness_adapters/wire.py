@@ -12,8 +12,9 @@ from .guard import Decision, notice
 
 
 # %% auto #0
-__all__ = ['request_problem', 'declared_openai', 'rewrite_openai_message', 'declared_anthropic', 'rewrite_anthropic_content',
-           'SSEParser', 'sse', 'OpenAIStream', 'AnthropicStream', 'text_block_events']
+__all__ = ['STOP_REASONS', 'request_problem', 'declared_openai', 'rewrite_openai_message', 'declared_anthropic',
+           'rewrite_anthropic_content', 'SSEParser', 'sse', 'OpenAIStream', 'AnthropicStream', 'text_block_events',
+           'anthropic_to_chat', 'chat_to_anthropic', 'message_events']
 
 # %% ../nbs/05a_wire.ipynb #92b8e074
 def _is_parts(x) -> bool:
@@ -221,3 +222,80 @@ def release(self:AnthropicStream, decisions:list[Decision]) -> list:
             d = {**d, "delta": {**d["delta"], "stop_reason": "end_turn"}}
         out.append((name, d))
     return out
+
+# %% ../nbs/05a_wire.ipynb #4e0911ea
+def _text(content) -> str:
+    "The text of an Anthropic `content` (a string, or blocks whose text parts are joined)."
+    if isinstance(content, str): return content
+    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+def _chat_tool_choice(tc):
+    t = (tc or {}).get("type")
+    return {"auto": "auto", "any": "required", "none": "none"}.get(t) or (
+        {"type": "function", "function": {"name": tc.get("name")}} if t == "tool" else None)
+
+def anthropic_to_chat(body:dict) -> dict:
+    "The chat-completions request asking what Anthropic Messages request `body` asks (never streamed: see above)."
+    system, msgs = [_text(body.get("system"))], []
+    for m in body.get("messages") or []:
+        role, content = m.get("role"), m.get("content")
+        if role == "system": system.append(_text(content)); continue            # Claude Code's inline system message
+        if isinstance(content, str): msgs.append({"role": role, "content": content}); continue
+        blocks = [b for b in content or [] if isinstance(b, dict)]
+        if role == "assistant":
+            calls = [{"id": b.get("id"), "type": "function", "function": {"name": b.get("name"),
+                      "arguments": json.dumps(b.get("input") or {}, ensure_ascii=False)}} for b in blocks if b.get("type") == "tool_use"]
+            thought = "".join(b.get("thinking", "") for b in blocks if b.get("type") == "thinking")
+            msgs.append({"role": "assistant", "content": _text(blocks) or None} | ({"tool_calls": calls} if calls else {})
+                        | ({"reasoning_content": thought} if thought else {}))
+            continue
+        for b in blocks:
+            if b.get("type") == "tool_result":
+                out = b.get("content")
+                msgs.append({"role": "tool", "tool_call_id": b.get("tool_use_id"), "content": out if isinstance(out, str) else _text(out)})
+        if text := _text(blocks): msgs.append({"role": role, "content": text})
+    system = "\n\n".join(s for s in system if s)
+    tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t.get("input_schema") or {}}}
+             for t in body.get("tools") or [] if isinstance(t, dict) and "input_schema" in t]
+    out = {"model": body.get("model"), "messages": ([{"role": "system", "content": system}] if system else []) + msgs, "stream": False}
+    for a, b in (("max_tokens", "max_tokens"), ("temperature", "temperature"), ("top_p", "top_p"), ("top_k", "top_k"), ("stop_sequences", "stop")):
+        if body.get(a) is not None: out[b] = body[a]
+    if tools: out["tools"] = tools
+    if (tc := _chat_tool_choice(body.get("tool_choice"))) is not None: out["tool_choice"] = tc
+    return out
+
+STOP_REASONS = {"tool_calls": "tool_use", "length": "max_tokens", "stop": "end_turn"}
+
+def chat_to_anthropic(data:dict, model:str|None=None) -> dict:
+    "The Anthropic Messages response carrying chat completion `data`'s answer (its first choice)."
+    ch = (data.get("choices") or [{}])[0]
+    msg, content = ch.get("message") or {}, []
+    if thought := msg.get("reasoning_content") or msg.get("reasoning"): content.append({"type": "thinking", "thinking": thought, "signature": ""})
+    if msg.get("content"): content.append({"type": "text", "text": msg["content"]})
+    for c in msg.get("tool_calls") or []:
+        f = c.get("function") or {}
+        content.append({"type": "tool_use", "id": c.get("id") or f"toolu_{len(content)}", "name": f.get("name"),
+                        "input": parse_arguments(f.get("arguments") or "{}")})
+    stop = "tool_use" if msg.get("tool_calls") else STOP_REASONS.get(ch.get("finish_reason"), "end_turn")
+    u = data.get("usage") or {}
+    return {"id": f"msg_{data.get('id', 'safeagents')}", "type": "message", "role": "assistant", "model": model or data.get("model"),
+            "content": content or [{"type": "text", "text": ""}], "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": u.get("prompt_tokens", 0), "output_tokens": u.get("completion_tokens", 0)}}
+
+def message_events(m:dict) -> list:
+    "(name, data) events streaming the whole Anthropic message `m`."
+    out = [("message_start", {"type": "message_start", "message": {**m, "content": [], "stop_reason": None,
+                                                                    "usage": {**m.get("usage", {}), "output_tokens": 0}}})]
+    for i, b in enumerate(m["content"]):
+        if b["type"] == "tool_use":
+            out += [("content_block_start", {"type": "content_block_start", "index": i, "content_block": {**b, "input": {}}}),
+                    ("content_block_delta", {"type": "content_block_delta", "index": i,
+                                             "delta": {"type": "input_json_delta", "partial_json": json.dumps(b["input"], ensure_ascii=False)}})]
+        elif b["type"] == "thinking":
+            out += [("content_block_start", {"type": "content_block_start", "index": i, "content_block": {"type": "thinking", "thinking": ""}}),
+                    ("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "thinking_delta", "thinking": b["thinking"]}})]
+        else: out += text_block_events(i, b.get("text", ""))
+        out.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+    return out + [("message_delta", {"type": "message_delta", "delta": {"stop_reason": m["stop_reason"], "stop_sequence": None},
+                                     "usage": {"output_tokens": m.get("usage", {}).get("output_tokens", 0)}}),
+                  ("message_stop", {"type": "message_stop"})]

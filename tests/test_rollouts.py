@@ -17,7 +17,7 @@ from harness_adapters.scripted import ScriptedUpstream
 SHELL = {"pi": ("bash", {}), "opencode": ("bash", {"description": "run it"}), "hermes": ("terminal", {}),
          "claude-code": ("Bash", {"description": "run it"})}
 HARNESSES = list(SHELL)
-OPENAI_HARNESSES = ["pi", "opencode", "hermes"]   # token ids captured (Claude Code's Anthropic turns: not yet)
+OPENAI_HARNESSES = ["pi", "opencode", "hermes"]   # the real-model test: Claude Code's against vLLM is `test_claude_code_with_tiny`
 
 
 def call(harness, command):
@@ -54,8 +54,7 @@ def test_scripted_call_runs_block_does_not_and_step_limit(harness, hi_task, tmp_
     finally: px.stop(); up.__exit__()
     assert not r.errored, r.error
     assert (r.reward, r.tool_calls, r.blocked, r.hit_step_limit) == (1.0, 1, False, False)
-    assert r.trajectory and save_rollout(r, tmp_path / "ok").joinpath("trajectory.json").exists()
-    assert bool(r.turns) == (harness in OPENAI_HARNESSES)   # token ids: none yet on the Anthropic path (vLLM's /v1/messages has none)
+    assert r.turns and r.trajectory and save_rollout(r, tmp_path / "ok").joinpath("trajectory.json").exists()
 
     # 2. a blocked call does not run; the rollout scores 0 however the workspace looks
     up, px = scripted(harness, [{"text": "", "calls": [call(harness, "cat /tests/grader.py > made.txt; echo hi > made.txt")]},
@@ -139,6 +138,24 @@ def test_real_session_with_tiny(harness, server, tmp_path):
     traj = json.loads((out / "trajectory.json").read_text())
     assert traj["steps"][0]["source"] in ("system", "user") and any(s["source"] == "agent" for s in traj["steps"])
     assert (out / "events.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_claude_code_with_tiny(server, tmp_path):
+    """Claude Code's Anthropic requests reach vLLM's chat completions through the proxy (capture mode), so its turns carry
+    token ids and logprobs like the others', each prompt an exact extension of the one before."""
+    import subprocess
+    out = tmp_path / "claude-code"
+    p = subprocess.run(["harness-adapters", "rollout", "--model", "tiny", "--harness", "claude-code", "--max-steps", "3",
+                        "--task", "tiny-arith-easy-02", "--out", str(out), "--server", server.url],
+                       capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    r = json.loads((out / "rollout.json").read_text())
+    assert not r["errored"] and r["harness"] == "claude-code" and r["turns"] and r["prefix_breaks"] == 0
+    for t in r["turns"]:
+        assert t["prompt_token_ids"] and t["token_ids"] and len(t["logprobs"]) == len(t["token_ids"])
+    assert max(len(t["prompt_token_ids"]) for t in r["turns"]) < 4096     # the lean configuration: a short first request
+    assert json.loads((out / "trajectory.json").read_text())["steps"][0]["source"] in ("system", "user")
 
 
 @pytest.mark.slow

@@ -175,7 +175,10 @@ def rig(tmp_path_factory):
     "A faulty upstream and a proxy in front of it (small body limit, 1.5 s upstream timeout), and a good session beside."
     d = tmp_path_factory.mktemp("faults")
     with FaultyUpstream() as up:
-        px = Proxy(ProxyConfig(up.url, events=str(d / "events.jsonl"), capture=True, max_body=MAX_BODY, timeout_s=1.5)).start()
+        # Anthropic requests relayed to the upstream's /v1/messages (the path without capture), so that its faults are
+        # the Messages stream's; the chat-completions path they take in capture mode is the OpenAI rows'
+        px = Proxy(ProxyConfig(up.url, events=str(d / "events.jsonl"), capture=True, max_body=MAX_BODY, timeout_s=1.5,
+                               messages_via_chat=False)).start()
         side = GoodSession(px.url); side.start()
         try: yield up, px, side
         finally:
