@@ -459,28 +459,35 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
 
 async def anthropic_via_chat(st:ProxyState, req:Request, body:dict, session, stream:bool) -> Response:
     """Anthropic request `body` asked of the upstream's chat completions, with token ids (capture mode): the answer
-    translated back, checked, its turn kept with the ids, and sent whole or as a stream as the client asked."""
-    t0 = time.perf_counter()
-    up = await send(st, "/v1/chat/completions", req, capture_body(st, anthropic_to_chat(body)), False)
+    translated back, checked, and sent whole or as a stream as the client asked. The turn is kept as the model saw it:
+    the chat request and the (rewritten) chat message, with their ids, so a trajectory and a sample of it read like
+    any other harness's."""
+    t0, chat = time.perf_counter(), capture_body(st, anthropic_to_chat(body))
+    up = await send(st, "/v1/chat/completions", req, chat, False)
     if isinstance(up, Response): return up
     try: data = up.json()
     except ValueError: return error(502, "upstream answered with something that is not JSON", "api_error")
     try:
-        ch = data["choices"][0]
-        ids = (data.get("prompt_token_ids"), ch.get("token_ids"), (ch.get("logprobs") or {}).get("content"))
-        m = await anthropic_guard_response(st, body, chat_to_anthropic(data, body.get("model")), session, t0, ids)
+        ch = data["choices"][0]; msg = ch.get("message") or {}
+        m = chat_to_anthropic(data, body.get("model"))
+        ds = await anthropic_decide(st, body, m["content"], session)
+        if any(d.blocked for d in ds):
+            m["content"], left = rewrite_anthropic_content(m["content"], ds)
+            if not left and m["stop_reason"] == "tool_use": m["stop_reason"] = "end_turn"
+            msg = rewrite_openai_message(msg, ds)[0]
+        keep_turn(st, session, "anthropic", data.get("prompt_token_ids"), ch.get("token_ids"), (ch.get("logprobs") or {}).get("content"),
+                  m["stop_reason"], ds, chat, msg, t0)
     except MALFORMED as e: return malformed(e)
     if not stream: return JSONResponse(m)
     return StreamingResponse(iter([b"".join(sse(d, n) for n, d in message_events(m))]), media_type="text/event-stream")
 
-async def anthropic_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None,
-                                   ids:tuple=(None, None, None)) -> dict: # (prompt ids, completion ids, logprobs), when the upstream gave them
+async def anthropic_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None) -> dict:
     "The non-streamed Messages response `data`, checked and rewritten; its turn recorded."
     ds = await anthropic_decide(st, body, data.get("content") or [], session)
     if any(d.blocked for d in ds):
         data["content"], left = rewrite_anthropic_content(data["content"], ds)
         if not left and data.get("stop_reason") == "tool_use": data["stop_reason"] = "end_turn"
-    keep_turn(st, session, "anthropic", *ids, data.get("stop_reason"), ds, body,
+    keep_turn(st, session, "anthropic", None, None, None, data.get("stop_reason"), ds, body,
               {"role": "assistant", "content": data.get("content")}, t0)
     return data
 

@@ -236,7 +236,8 @@ def _chat_tool_choice(tc):
 
 def anthropic_to_chat(body:dict) -> dict:
     "The chat-completions request asking what Anthropic Messages request `body` asks (never streamed: see above)."
-    system, msgs = [_text(body.get("system"))], []
+    sys_ = body.get("system")
+    system, msgs = [sys_] if isinstance(sys_, str) else [_text([b]) for b in sys_ or []], []   # a block a paragraph
     for m in body.get("messages") or []:
         role, content = m.get("role"), m.get("content")
         if role == "system": system.append(_text(content)); continue            # Claude Code's inline system message
