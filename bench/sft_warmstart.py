@@ -3,7 +3,7 @@ shared prefix run once a step against each session run whole.
 
     python bench/sft_warmstart.py [--attempts 2] [--steps 60] [--batch 8] [--lr 7e-4] [--probe-steps 2] [--work DIR] [--out runs/bench]
 
-1. `harness-adapters teach` on every workspace training task, `--attempts` sessions each (the real pi, through
+1. `harness-adapters teach` on every training task of the six kinds `tiny-agent` knows (`workspace-narrow`), `--attempts` sessions each (the real pi, through
    safeagents, against the scripted teacher), as its own process: wall time and peak resident memory (the largest
    process of the tree: `RUSAGE_CHILDREN`).
 2. `harness-adapters sft` on the recorded sessions, `--steps` steps, as its own process: wall time and peak memory.
@@ -73,7 +73,7 @@ def main():
     exe = [sys.executable, "-m", "harness_adapters.cli"]
     res = {"torch_threads": torch.get_num_threads(), "cpus": os.cpu_count()}
     if not (work / "teach" / "summary.json").exists():
-        t = timed(exe + ["teach", "--tasks", "workspace", "--attempts", str(a.attempts), "--out", str(work / "teach")], work / "teach.log")
+        t = timed(exe + ["teach", "--tasks", "workspace-narrow", "--attempts", str(a.attempts), "--out", str(work / "teach")], work / "teach.log")
         (work / "teach.time.json").write_text(json.dumps(t))
     if (work / "teach.time.json").exists(): res["teach"] = json.loads((work / "teach.time.json").read_text())
     s = json.loads((work / "teach" / "summary.json").read_text())

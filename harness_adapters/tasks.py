@@ -413,6 +413,7 @@ def check_task(task: Task | str | Path, backend: SandboxBackend | None = None) -
 
 # %% ../nbs/07_tasks.ipynb #f8572f34
 TASK_SETS = {"tiny": dict(family="qa", source="tiny"), "data": dict(family="data"), "workspace": dict(family="workspace"),
+             "workspace-narrow": dict(family="workspace", source="workspace"),   # the six kinds tiny-agent was warm-started on
              "novel": dict(family="novel"),
              "heldout": dict(split="heldout", family=tuple(f for f in FAMILIES if f not in ("workspace", "novel")))}
 

@@ -18,8 +18,8 @@ from .workspacetasks import SHORTCUT, WORKSPACE, Case, cases, took_shortcut
 from .broadtasks import BROAD, LEADS as BROAD_LEADS
 
 # %% auto #0
-__all__ = ['LEAN_TOOLS', 'LEAN_SYSTEM_PROMPT', 'SHORTCUT_PLANS', 'plan', 'final_message', 'is_tempted', 'shortcut_plan',
-           'Teacher', 'teachable', 'record', 'prompt_tokens', 'teach_cli']
+__all__ = ['LEAN_TOOLS', 'LEAN_SYSTEM_PROMPT', 'SHORTCUT_PLANS', 'DESCRIBE', 'plan', 'final_message', 'is_tempted',
+           'shortcut_plan', 'in_claude_code', 'Teacher', 'teachable', 'record', 'prompt_tokens', 'teach_cli']
 
 # %% ../nbs/09a_teacher.ipynb #e3f2773d
 LEAN_TOOLS, LEAN_SYSTEM_PROMPT = LEAN_PI_TOOLS, LEAN_PI_PROMPT   # pi as tiny-agent runs it (config.PRESETS)
@@ -81,13 +81,31 @@ def shortcut_plan(case: Case, variant: int) -> list[tuple[str, dict]]:
     return list(random.Random(f"teacher-shortcut|{case.question}|{variant}").choice(SHORTCUT_PLANS))
 
 # %% ../nbs/09a_teacher.ipynb #2b5701c3
+DESCRIBE = {"ls": "List the workspace", "find": "List the workspace's files", "cat": "Show the file", "cd": "Work it out in the workspace"}
+
+def in_claude_code(name: str, args: dict) -> tuple[str, dict]:
+    "A plan's call `(tool, arguments)` in pi's tools, as Claude Code's tools take it (`Bash`, `Read`, `Edit`)."
+    if name == "bash":
+        words = args["command"].split()
+        return "Bash", {"command": args["command"], "description": DESCRIBE.get(words[0] if words else "", "Run the command")}
+    if name == "read": return "Read", {"file_path": args["path"]}
+    if name == "edit":
+        (e,) = args["edits"]
+        return "Edit", {"file_path": args["path"], "old_string": e["oldText"], "new_string": e["newText"]}
+    raise ValueError(f"no Claude Code tool for pi's {name!r}")
+
+def _declares(body: dict) -> set:
+    return {(t.get("function") or {}).get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+
 def _text(content) -> str:
     "A message's text, whether a string or a list of parts."
     return content if isinstance(content, str) else "".join(p.get("text", "") for p in content or [] if isinstance(p, dict))
 
 class Teacher(ScriptedUpstream):
     """A test double for a strong model, on 127.0.0.1: for each request of a session on a known workspace task, the next
-    tool call of one way to solve it (`plan`), then a final message stated from what the tools returned."""
+    tool call of one way to solve it (`plan`), then a final message stated from what the tools returned. It answers
+    chat completions: pi's requests as they are, Claude Code's as the proxy translates them (capture mode), whose
+    tools it calls by Claude Code's names and arguments (`in_claude_code`)."""
 
     def __init__(self, known: dict[str, tuple[str, Case]],   # task id -> (kind, case)
                  tempted: float = 0.0,                       # share of sessions on `shortcut_ids` played tempted
@@ -116,6 +134,7 @@ class Teacher(ScriptedUpstream):
         steps = shortcut_plan(case, variant) if cheat else plan(kind, case, variant)
         if len(made) < len(steps):
             name, args = steps[len(made)]
+            if "Bash" in _declares(body): name, args = in_claude_code(name, args)   # the harness is Claude Code
             return {"text": "", "calls": [(name, args, f"t-{variant}-{len(made)}")]}
         seen = "\n".join(_text(m.get("content")) for m in msgs if m.get("role") == "tool")
         if str(case.answer) not in seen: return {"text": "I could not find the answer in the workspace."}
@@ -140,15 +159,16 @@ def record(tasks: list[Task],        # workspace tasks of the training split
            system_prompt: str | None = LEAN_SYSTEM_PROMPT,  # pi's system prompt; None for pi's own
            allow_heldout: bool = False, progress: bool = True,
            tempted: float = 0.0,     # share of sessions on shortcut tasks in which the teacher takes the shortcut (guard off)
+           harness: str = "pi",      # pi, or claude-code (its lean configuration; `tools` are pi's only)
           ) -> list[Rollout]:
-    """Sessions of the real pi solving `tasks` against the teacher: rollout folders in `out/rollouts`, the ATIF trajectory
+    """Sessions of the real pi (or Claude Code) solving `tasks` against the teacher: rollout folders in `out/rollouts`, the ATIF trajectory
     of each solved one in `out/sessions` (what `harness-adapters sft` reads), a summary in `out/summary.json`."""
     if not 0 <= tempted <= 1: raise ValueError(f"tempted is a share of sessions, from 0 to 1; got {tempted}")
     known, out = teachable(tasks, allow_heldout), Path(out)
     short = frozenset(t.id for t in tasks if t.shortcut)
     with Teacher(known, tempted, short) as teacher, \
          serving_stack(get_preset("tiny"), server=teacher.url, plugins=PACKS if not tempted else ()) as st:
-        rs = run_many([(t, "pi", "teacher") for t in tasks for _ in range(attempts)], st.proxy_url, workers=workers,
+        rs = run_many([(t, harness, "teacher") for t in tasks for _ in range(attempts)], st.proxy_url, workers=workers,
                       progress=progress, tools=tools, system_prompt=system_prompt)
         first = next((b for b in teacher.requests if isinstance(b, dict) and b.get("messages")), None)
     by_id = {t.id: t for t in tasks}
@@ -157,7 +177,7 @@ def record(tasks: list[Task],        # workspace tasks of the training split
         if r.reward == 1 and r.trajectory: atomic_write(out / "sessions" / f"{r.task_id}-{r.rollout_id}.json", json.dumps(r.trajectory, indent=1))
     summary = {"sessions": len(rs), "solved": sum(r.reward == 1 for r in rs), "errored": sum(r.errored for r in rs),
                "blocked": sum(r.blocked for r in rs), "tool_calls": sum(r.tool_calls for r in rs),
-               "shortcut_taken": sum(took_shortcut(r, by_id[r.task_id]) for r in rs), "tools": list(tools),
+               "shortcut_taken": sum(took_shortcut(r, by_id[r.task_id]) for r in rs), "harness": harness, "tools": list(tools),
                "tempted": tempted, "guard": "off" if tempted else "on",
                "shortcut_sessions": sum(r.task_id in short for r in rs),
                "system_prompt": system_prompt, "first_request": first}
@@ -180,6 +200,7 @@ def teach_cli(argv: list[str]) -> int:
     ap.add_argument("--attempts", type=int, default=2, help="sessions per task")
     ap.add_argument("--workers", type=int, default=4, help="sessions at once")
     ap.add_argument("--limit", type=int, default=None, help="at most this many tasks")
+    ap.add_argument("--harness", choices=["pi", "claude-code"], default="pi", help="the harness the sessions run in")
     ap.add_argument("--pi-defaults", action="store_true", help="pi's own tools and system prompt instead of the lean ones")
     ap.add_argument("--tempted", type=float, default=0.0, help="share (0-1) of sessions on shortcut-carrying tasks in which the "
                     "teacher looks for the planted answer file and answers from it; the sessions run with the guard off")
@@ -187,7 +208,7 @@ def teach_cli(argv: list[str]) -> int:
     a = ap.parse_args(argv)
     tasks = resolve_tasks(a.tasks, split="train")[: a.limit]
     rs = record(tasks, a.out, a.attempts, a.workers, *(((), None) if a.pi_defaults else (LEAN_TOOLS, LEAN_SYSTEM_PROMPT)),
-                tempted=a.tempted)
+                tempted=a.tempted, harness=a.harness)
     s = json.loads((Path(a.out) / "summary.json").read_text())
     print(f"{s['sessions']} sessions of {len(tasks)} tasks: {s['solved']} solved, {s['errored']} errored, {s['blocked']} blocked, "
           f"{s['tool_calls']} tool calls, shortcut taken {s['shortcut_taken']} times in {s['shortcut_sessions']} sessions on shortcut tasks "

@@ -18,7 +18,7 @@ from .runs import (CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, ROLLOUT, ROLLOU
     RunConfigMismatch, atomic_write, check_not_record, checkpoint_steps, config_diff, default_run_dir, last_checkpoint,
     mismatch_error, read_config, read_jsonl, save_rollout_files, train_rollout_files, trainer_folder, trim_metrics, write_config)
 from .samples import TrainerConfig, reward_parts, served_version
-from .tasks import find_task, list_tasks
+from .tasks import find_task, resolve_tasks
 from .workspacetasks import shortcut_outcome
 from .tinytasks import training_tasks
 from .trainer import MetricsLog, RolloutFatal, RunGroup, RunProgress, build_trainer, run_card
@@ -33,8 +33,6 @@ __all__ = ['TASK_SETS', 'HARNESS_CHOICES', 'RUN_DEFAULTS', 'RESUMABLE', 'Session
 TASK_SETS = {"tiny": "the tiny qa family's train split, tasks whose measured base solve rate is in 0.1-0.7", "data": "the data family's train split",
              "workspace": "the workspace family's train split (answers only the sandbox holds: the agent must use its tools)",
              "workspace-narrow": "the workspace family's six original kinds (229 training tasks): the templates tiny-agent was warm-started on"}
-_TASK_FILTERS = {"data": dict(family="data"), "workspace": dict(family="workspace"),
-                 "workspace-narrow": dict(family="workspace", source="workspace")}   # `tiny`: `tinytasks.training_tasks`
 HARNESS_CHOICES = ("pi", "opencode", "hermes", "all")
 RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=96, session_timeout_s=600,
                              token_budget={"pi": 2048, "opencode": 3584, "hermes": 4608}),   # by harness: its prompt length
@@ -235,7 +233,7 @@ BAND = (0.1, 0.7)   # solve rates where a group of 8 usually disagrees: what GRP
 
 def run_tasks(run: RunConfig) -> list:
     "The run's task set, in an order fixed by its seed; tasks in the band of `run.task_rates` twice."
-    ts = training_tasks("train") if run.tasks == "tiny" else list_tasks(split="train", **_TASK_FILTERS[run.tasks])
+    ts = training_tasks("train") if run.tasks == "tiny" else resolve_tasks(run.tasks, split="train", check=False)   # `tasks.TASK_SETS`
     if not ts: raise FileNotFoundError(f"task set {run.tasks!r} ({TASK_SETS[run.tasks]}) is empty here")
     if run.task_rates:
         rates = {k: v["solve_rate"] for k, v in json.loads(Path(run.task_rates).read_text()).items()}

@@ -44,6 +44,19 @@ def test_teacher_sessions_in_pi(picked, tmp_path):
     assert sum(len(set(v)) > 1 for v in calls.values()) >= len(picked) // 2   # variants: not one script replayed
 
 
+def test_teacher_sessions_in_claude_code(picked, tmp_path):
+    "The same teacher drives the real Claude Code (its requests translated to chat completions by the proxy), with its own tools."
+    rs = record(picked, tmp_path, attempts=1, workers=4, progress=False, harness="claude-code")
+    bad = [(r.task_id, r.error, r.final_text[-80:]) for r in rs if r.reward != 1]
+    assert not bad, bad
+    assert all(r.tool_calls > 0 and not r.blocked and r.turns for r in rs)
+    t = json.loads(sorted((tmp_path / "sessions").glob("*.json"))[0].read_text())
+    assert {d["function"]["name"] for d in t["agent"]["tool_definitions"]} == {"Bash", "Read", "Edit"}
+    used = {c["function_name"] for r in rs for st in r.trajectory["steps"] for c in st.get("tool_calls") or []}
+    assert used <= {"Bash", "Read", "Edit"} and "Bash" in used
+    assert json.loads((tmp_path / "summary.json").read_text())["harness"] == "claude-code"
+
+
 def test_lean_prompt_is_shorter(picked, tmp_path):
     record(picked[:1], tmp_path / "lean", attempts=1, workers=1, progress=False)
     record(picked[:1], tmp_path / "pi", attempts=1, workers=1, tools=(), system_prompt=None, progress=False)
