@@ -48,6 +48,7 @@ class Rollout:
     tool_calls: int = 0
     blocked: bool = False
     blocked_calls: list[str] = field(default_factory=list)
+    blocked_rules: list[list[str]] = field(default_factory=list)   # per blocked call, the ids of the rules that blocked it
     timed_out: bool = False
     hit_step_limit: bool = False
     errored: bool = False
@@ -111,10 +112,11 @@ def session_facts(captured: dict, max_turns: int) -> dict:
     turns = captured.get("turns") or []
     toks = [x for x in map(turn_tokens, turns) if x is not None]
     blocked = [n for t in turns for n in t.get("blocked") or []]
+    rules = [r for t in turns for r in t.get("blocked_rules") or []]
     last = (_last_agent_turn(turns) or {}).get("message") or {}
     content = last.get("content")
     text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content or [] if isinstance(p, dict))
-    return {"turns": toks, "blocked_calls": blocked, "tool_calls": sum(int(t.get("calls") or 0) for t in turns),
+    return {"turns": toks, "blocked_calls": blocked, "blocked_rules": rules, "tool_calls": sum(int(t.get("calls") or 0) for t in turns),
             "model_s": sum(float(t.get("model_s") or 0) for t in turns), "final_text": text or "",
             "hit_step_limit": int(captured.get("steps") or 0) > max_turns}
 
@@ -160,7 +162,7 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
         captured = fetch_turns(proxy_url, session)
         facts = session_facts(captured, preset.agent_steps)
         r.trajectory = session_trajectory(captured, session, model)
-        r.turns, r.blocked_calls, r.tool_calls = facts["turns"], facts["blocked_calls"], facts["tool_calls"]
+        r.turns, r.blocked_calls, r.blocked_rules, r.tool_calls = facts["turns"], facts["blocked_calls"], facts["blocked_rules"], facts["tool_calls"]
         r.blocked, r.hit_step_limit, r.model_s = bool(r.blocked_calls), facts["hit_step_limit"], round(facts["model_s"], 3)
         r.sandbox_s, r.prefix_breaks = round(max(0.0, r.wall_s - r.model_s), 3), count_prefix_breaks(r.turns)
         r.final_text = facts["final_text"] or final_text(harness, res.stdout_tail)

@@ -47,6 +47,7 @@ class Turn:
     logprobs: list|None = None  # OpenAI `logprobs.content` entries
     finish_reason: str|None = None  # after the guard
     blocked: list = field(default_factory=list)  # names of blocked tools
+    blocked_rules: list = field(default_factory=list)  # for each blocked call, the ids of the rules that blocked it (data, not the notice's text)
     calls: int = 0  # tool calls the model made in this turn (blocked ones included)
     model_s: float = 0.0  # seconds from sending the request upstream to the end of its response
     message: dict|None = None  # the assistant message as the client received it (notices in place of blocked calls)
@@ -315,7 +316,8 @@ def keep_turn(st:ProxyState, session, api, prompt_ids, ids, logprobs, finish, ds
     "Record a turn of `session` in capture mode."
     if not st.cfg.capture: return
     body = body or {}
-    t = Turn(session, api, prompt_ids, ids, logprobs, finish, [d.name for d in ds if d.blocked], calls=len(ds),
+    t = Turn(session, api, prompt_ids, ids, logprobs, finish, [d.name for d in ds if d.blocked],
+             [[f.rule for f in d.findings if f.blocks or f.error] for d in ds if d.blocked], calls=len(ds),
              model_s=round(time.perf_counter() - t0, 4) if t0 else 0.0, message=message,
              messages=body.get("messages"), tools=body.get("tools"))
     with st.lock: st.turns[session].append(t)

@@ -333,7 +333,8 @@ def run_groups(run_dir: str | os.PathLike, # a run folder (either layout: one tr
                     "tool_calls": [r.tool_calls for r in rs], "verifier": [r.verifier_reward for r in rs],
                     "bonus": [round(b, 4) for _, b in parts], "reward": [round(v + b, 4) for v, b in parts],
                     "bonus_varies": len({round(b, 6) for b in solved}) > 1, "blocked": [r.blocked for r in rs],
-                    "blocked_rules": [sorted(set(rules.get(f"{r.group_id}.{r.rollout_id}", []))) for r in rs],
+                    "blocked_rules": [sorted({x for rs_ in r.blocked_rules for x in rs_}) or sorted(set(rules.get(f"{r.group_id}.{r.rollout_id}", [])))
+                                      for r in rs],   # the rollout's own record; the events file for one made before it kept them
                     "planted": bool(task.shortcut),
                     "shortcut": [shortcut_outcome(r, task) for r in rs] if task.shortcut else []})
     return out

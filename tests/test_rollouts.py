@@ -64,6 +64,7 @@ def test_scripted_call_runs_block_does_not_and_step_limit(harness, hi_task, tmp_
     finally: px.stop(); up.__exit__()
     assert not r.errored, r.error
     assert r.blocked and r.blocked_calls == [SHELL[harness][0]] and r.verifier_reward == 0.0 and r.reward == 0.0
+    assert len(r.blocked_rules) == 1 and "effects.oracle" in r.blocked_rules[0]   # which rules blocked it: data, not the notice
 
     # 3. a model that never stops calling tools is cut off by the proxy's step limit
     up, px = scripted(harness, [], default={"text": "", "calls": [call(harness, "true")]})
