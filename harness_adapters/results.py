@@ -235,7 +235,7 @@ def _share(gs: list[dict], outcomes: tuple) -> tuple:
 
 def _rates(gs: list[dict], keep) -> tuple[float, float]:
     "Pass rate (%) and mean reward over the rollouts of `gs` that `keep(outcome)` selects."
-    r = [x for g in gs for x, o in zip(g["reward"], g.get("shortcut") or [""] * len(g["reward"])) if keep(o)]
+    r = [x for g in gs for x, o in zip(g["reward"], g.get("shortcut") or [""] * len(g["reward"])) if keep(o) and x is not None]
     return (100 * float(np.mean([x >= 1 for x in r])), float(np.mean(r))) if r else (math.nan, math.nan)
 
 def shortcut_frame(c: ShortcutCurve, root: str | Path = ".") -> pd.DataFrame:

@@ -326,12 +326,14 @@ def run_groups(run_dir: str | os.PathLike, # a run folder (either layout: one tr
     out = []
     for (h, g), rs in sorted(_rollouts_by_group(d).items()):
         rs.sort(key=lambda r: r.rollout_id)
-        task, parts = find_task(rs[0].task_id), [reward_parts(r, weight) for r in rs]
+        task = find_task(rs[0].task_id)
+        parts = [(0.0, 0.0) if r.verifier_reward is None else reward_parts(r, weight) for r in rs]   # an errored rollout: no score
         solved = [b for v, b in parts if v == 1.0]             # a blocked rollout scores (0, 0)
         out.append({"harness": h, "group": g, "task_id": rs[0].task_id, "version": min(r.model_version for r in rs),
                     "rollouts": len(rs), "solved": len(solved), "errored": sum(r.errored for r in rs),
                     "tool_calls": [r.tool_calls for r in rs], "verifier": [r.verifier_reward for r in rs],
-                    "bonus": [round(b, 4) for _, b in parts], "reward": [round(v + b, 4) for v, b in parts],
+                    "bonus": [round(b, 4) for _, b in parts],
+                    "reward": [None if r.verifier_reward is None else round(v + b, 4) for r, (v, b) in zip(rs, parts)],
                     "bonus_varies": len({round(b, 6) for b in solved}) > 1, "blocked": [r.blocked for r in rs],
                     "blocked_rules": [sorted({x for rs_ in r.blocked_rules for x in rs_}) or sorted(set(rules.get(f"{r.group_id}.{r.rollout_id}", [])))
                                       for r in rs],   # the rollout's own record; the events file for one made before it kept them
