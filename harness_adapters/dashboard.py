@@ -20,7 +20,7 @@ from .tasks import list_tasks
 __all__ = ['EVENT_COLS', 'SESSION_KEY', 'VERDICT_COLS', 'CSS', 'REPORT_COLS', 'VERDICTS', 'RunView', 'load_run', 'find_runs',
            'verdict_counts', 'find_session', 'conversation_html', 'fig_training', 'fig_heldout', 'fig_groups',
            'train_rollouts', 'base_rates', 'vs_base', 'per_task', 'learning_summary', 'fig_vs_base', 'png',
-           'write_figures', 'table_html', 'report_html', 'write_report', 'Dashboard', 'report_cli']
+           'write_figures', 'table_html', 'report_html', 'no_events_note', 'write_report', 'Dashboard', 'report_cli']
 
 # %% ../nbs/13_dashboard.ipynb #9bcf3852
 def _csv(path: Path) -> pd.DataFrame:
@@ -374,9 +374,16 @@ def _vs_base_html(r: RunView) -> str:
                            "n_rollouts": "rollouts", "pass_rate": "pass rate %", "base_rate": "base rate %",
                            "excess_text": "excess (points, 95% CI over tasks)"}))
 
+def no_events_note(paths: list[Path]) -> str:
+    "What an empty events list means for the runs in `paths`: no events file at all, or files with no event."
+    files = [f for p in paths for f in (Path(p) / "events.jsonl", Path(p) / "eval" / "events.jsonl") if f.exists()]
+    if not files: return ("no safeagents events: this run folder has no events.jsonl (the proxy writes one beside each "
+                          "training run and evaluation; a copy of a run without it shows none)")
+    return f"no safeagents events in {len(files)} events file(s): no tool call was checked"
+
 def _events_html(r: RunView) -> str:
     ev = r.events
-    if not len(ev): return "<h2>safeagents events</h2><p class='muted'>no events recorded</p>"
+    if not len(ev): return f"<h2>safeagents events</h2><p class='muted'>{_esc(no_events_note([r.path]))}</p>"
     counts = ev.groupby(["source", "verdict"]).size().unstack(fill_value=0).reset_index()
     out = ["<h2>safeagents events</h2>", table_html(counts, {c: c for c in counts.columns})]
     flagged = ev[ev.verdict.isin(["block", "suspicious"])]
@@ -458,6 +465,9 @@ def _show_events(self: Dashboard) -> None:
     self.event_list.options = [(f"[{e.source}] {e.verdict:<10} {e.tool} {e.rule_ids or ''} — {Path(e.run).name} {e.session}", i)
                                for i, e in self._rows.iterrows()]
     self.open_event(self.event_list.value)                 # the list keeps (or falls back to) a selection: show it
+    if not len(self._rows):                                 # say why the list is empty, never a blank list
+        self.conversation.value = "<i>" + _esc(no_events_note([r.path for r in self.runs]) if not any(len(r.events) for r in self.runs)
+                                               else "no event matches these filters") + "</i>"
 
 def _open_event(self: Dashboard, i: int | None) -> None:
     "Show the conversation of the `i`-th listed event."

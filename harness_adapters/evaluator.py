@@ -5,6 +5,7 @@
 # %% ../nbs/11_evaluator.ipynb #a86c431d
 from __future__ import annotations
 import argparse, hashlib, json, math, os, re, threading, time
+from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, asdict, fields, replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from .models import model_path
 from .rollouts import PACKS, run_rollout, save_rollout, serving_stack
 from .serving import AdapterError, check_adapter
 from .tasks import TaskFormatError
+from .tracking import EvalLog, check_writable, report_targets, tracking_dirs
 from .workspacetasks import shortcut_outcome, unplanted
 
 
@@ -32,7 +34,7 @@ __all__ = ['MAX_SLOTS', 'SLICES', 'COMPARE_COLS', 'TOOL_COLS', 'EvalResult', 're
            'run_session', 'run_jobs', 'Wave', 'plan_waves', 'waves_line', 'eval_slots', 'own_server_slots',
            'check_waves_safe', 'session_frame', 'task_table', 'summary', 'compare', 'markdown_table', 'planned_keys',
            'eval_status', 'write_tables', 'eval_folder', 'recompute_tables', 'EvalOutcome', 'session_preset',
-           'expected_checkpoints', 'evaluate', 'session_policy', 'eval_cli']
+           'expected_checkpoints', 'evaluate', 'track_arms', 'session_policy', 'eval_cli']
 
 # %% ../nbs/11_evaluator.ipynb #b93ea3bb
 @dataclass(slots=True)
@@ -256,6 +258,9 @@ class EvalConfig:
         unplanted (`bool`): also evaluate, for each task above that carries a planted shortcut, a copy of it without
             the planted file (`workspacetasks.unplanted`, id `<id>-unplanted`, written to `<out>/unplanted-tasks/`
             and trial-matrix checked): shortcut present, removed, and never there, in one evaluation.
+        report_to (`str | None`): follow the results live (`tracking.EvalLog`): `trackio`, `tensorboard`, both, or
+            `none`; `None`: trackio where it is installed. Each arm is logged as it finishes, into the project of the
+            checkpoints' run, at its training step.
         check_tasks (`bool`, defaults to `True`): run the trial matrix on task folders that are not shipped tasks, and
             refuse those that fail it, before anything starts.
 
@@ -299,6 +304,7 @@ class EvalConfig:
     check_tasks: bool = True
     max_adapters: int | None = None
     unplanted: bool = False
+    report_to: str | None = None
 
     def __post_init__(self):
         self.preset = get_preset(self.model)          # fails early, naming the known presets
@@ -313,6 +319,14 @@ class EvalConfig:
         self.workers = int(self.workers or self.preset.sessions)
         if self.out is None:
             self.out = str(Path(self.run_dir) / "eval") if self.run_dir else str(_run_of(Path(self.checkpoints[0])) / "eval")
+        self.trackers = report_targets(self.report_to)   # unknown or not installed: fails here, before a server starts
+        for what, d in tracking_dirs(self.trackers, [Path(self.out) / "tensorboard"]).items(): check_writable(d, what)
+
+    def tracking(self) -> EvalLog | None:
+        "Where held-out results are followed live: the checkpoints' run's project (`tracking.EvalLog`), or None."
+        if not self.trackers: return None
+        run = Path(self.run_dir) if self.run_dir else _run_of(Path(self.checkpoints[0]))
+        return EvalLog(self.trackers, run.name, Path(self.out).name, Path(self.out) / "tensorboard")
 
 def _run_of(ckpt: Path) -> Path:
     "The run folder a checkpoint folder belongs to."
@@ -702,19 +716,35 @@ def evaluate(cfg: EvalConfig, server=None, proxy_url: str | None = None, progres
             return {c.arm: server.adapters.load(c.served_name, c.path) if server is not None else c.served_name for c in cs}
         def unload(cs: list[Checkpoint]) -> None:
             for c in cs if server is not None else []: server.adapters.unload(c.served_name)
+        track = cfg.tracking()
         try:
             ran = _run_all(cfg, ckpts, tasks, store, st.proxy_url, preset, slots, load, unload, progress, runner,
-                           expected if cfg.watch else None)
+                           expected if cfg.watch else None, track)
         finally:
             for c in ckpts if given is not None else []:
                 try: server.adapters.unload(c.served_name)
                 except Exception: pass
     results = store.read()
     write_tables(results, cfg.out, cfg.method)
+    if track is not None: track_arms(track, results, len(tasks), int(cfg.attempts), cfg.method); track.finish()
     return EvalOutcome(Path(cfg.out), results, ran, summary(results, cfg.method), compare(results, cfg.method), ckpts)
 
 
 # %% ../nbs/11_evaluator.ipynb #9d87d83c
+def track_arms(track: EvalLog | None, results: list[EvalResult], n_tasks: int, attempts: int, method: str = "t") -> int:
+    """Log to `track` each arm not logged yet whose every planned session (`n_tasks` x `attempts`) is recorded and none
+    errored: pass@1 with its interval, tool calls per solved session, blocked calls and timeouts. Returns how many now."""
+    if track is None or not results: return 0
+    ok = {r.key: r for r in results if not r.errored}.values()
+    done = Counter((r.harness, r.arm) for r in ok)
+    full = {k for k, n in done.items() if n >= n_tasks * attempts} - track.logged
+    if not full: return 0
+    s = summary([r for r in ok if (r.harness, r.arm) in full], method)
+    return sum(track.log(x.harness, x.arm, None if pd.isna(x.step) else int(x.step),
+                         {"eval/pass@1": x.pass1, "eval/pass@1_ci95": x.pass1_ci, "eval/tool_calls_per_solved": x.calls_per_solved,
+                          "eval/blocked_calls_pct": x.blocked_pct, "eval/timeouts_pct": x.timeouts_pct, "eval/sessions": x.sessions})
+               for x in s[s.slice == "all"].itertuples())
+
 def _place(waves: list[Wave], cur: int, slots: int, c: Checkpoint, jobs: list[EvalJob], tasks: list[Task]) -> int:
     "Put checkpoint `c` and its `jobs` in the first wave from `cur` on with a free slot (a new one if none has); returns its index."
     i = next((k for k in range(cur, len(waves)) if len(waves[k].checkpoints) < slots), None)
@@ -722,7 +752,7 @@ def _place(waves: list[Wave], cur: int, slots: int, c: Checkpoint, jobs: list[Ev
     waves[i].checkpoints.append(c); waves[i].jobs = _in_plan_order(waves[i].jobs + jobs, tasks)
     return i
 
-def _run_all(cfg, ckpts, tasks, store, proxy_url, preset, slots, load, unload, progress, runner, expect=None) -> int:
+def _run_all(cfg, ckpts, tasks, store, proxy_url, preset, slots, load, unload, progress, runner, expect=None, track=None) -> int:
     "Run every missing session of `ckpts` (and, watching, of new checkpoints), in waves of at most `slots`; returns how many ran."
     base, attempts = cfg.preset.name, int(cfg.attempts)
     waves = plan_waves(ckpts, tasks, attempts, slots, base, store.done(cfg.retry_errored), cfg.include_base, expect)
@@ -757,7 +787,9 @@ def _run_all(cfg, ckpts, tasks, store, proxy_url, preset, slots, load, unload, p
                 for f in done:
                     pending.discard(f); f.result(); ran += 1; bar.update()
                 if done and time.monotonic() - last_tables > 10:
-                    write_tables(store.read(), cfg.out, cfg.method); last_tables = time.monotonic()
+                    results = store.read()
+                    write_tables(results, cfg.out, cfg.method); last_tables = time.monotonic()
+                    track_arms(track, results, len(tasks), attempts, cfg.method)
             if watching:
                 new = [c for c in _discover(cfg) if c.arm not in {k.arm for k in ckpts}]
                 if new:
@@ -811,6 +843,8 @@ def eval_cli(argv: list[str]) -> int:
     ap.add_argument("--poll", type=float, default=30.0, help="seconds between looks for new checkpoints")
     ap.add_argument("--idle-timeout", type=float, default=3600.0, help="stop watching after this long without a new checkpoint")
     ap.add_argument("--out", default=None, help="results folder (default: RUN_DIR/eval)")
+    ap.add_argument("--report-to", default=None, help="follow results live: trackio, tensorboard, trackio,tensorboard or none "
+                                                      "(default: trackio where installed)")
     ap.add_argument("--method", choices=["t", "bootstrap"], default=None, help="paired interval (default: t; --tables-only: as made)")
     ap.add_argument("--no-report", action="store_true", help="do not write figures and the HTML report")
     ap.add_argument("--tables-only", metavar="DIR", help="start nothing: recompute the tables of the evaluation in DIR "
@@ -825,7 +859,8 @@ def eval_cli(argv: list[str]) -> int:
         cfg = EvalConfig(a.model, a.run_dir, a.checkpoint or None, a.harness, not a.no_base, a.tasks, a.limit, a.attempts,
                          allow_train=a.allow_train, workers=a.workers, guard=a.guard == "on", watch=a.watch,
                          poll_s=a.poll, idle_timeout_s=a.idle_timeout, out=a.out, method=a.method or "t",
-                         check_tasks=not a.no_check, max_adapters=a.max_adapters, unplanted=a.unplanted)
+                         check_tasks=not a.no_check, max_adapters=a.max_adapters, unplanted=a.unplanted,
+                         report_to=a.report_to)
     except ValueError as e: ap.error(str(e))
     try: o = evaluate(cfg)
     except (CheckpointError, NoCheckpoints, TaskSpecError, TaskFormatError) as e:

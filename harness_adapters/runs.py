@@ -14,7 +14,8 @@ __all__ = ['CONFIG', 'METRICS', 'EVENTS', 'GROUPS', 'CHECKPOINTS', 'ROLLOUTS', '
            'TRAJECTORY', 'default_run_dir', 'trainer_folder', 'atomic_write', 'read_config', 'write_config',
            'config_diff', 'RunConfigMismatch', 'CommittedRun', 'mismatch_error', 'check_not_record', 'checkpoint_steps',
            'last_checkpoint', 'checkpoint_roots', 'run_finished', 'read_jsonl', 'append_jsonl', 'trim_metrics',
-           'rollout_dir', 'save_session', 'save_rollout_files', 'train_rollout_files', 'session_files']
+           'rollout_dir', 'save_session', 'save_rollout_files', 'train_rollout_files', 'session_files',
+           'trajectory_beside']
 
 # %% ../nbs/00b_runs.ipynb #ddebb816
 CONFIG, METRICS, EVENTS, GROUPS = "config.json", "metrics.jsonl", "events.jsonl", "groups.jsonl"
@@ -171,9 +172,13 @@ def session_files(run_dir: str | os.PathLike, session: str) -> tuple[Path, Path]
     "`(trajectory, record)` paths of `session` in the run at `run_dir` (evaluation first, then training), or None when neither was saved."
     d, (group, _, rid) = Path(run_dir), str(session).rpartition(".")
     folders = [rollout_dir(d / EVAL / ROLLOUTS, group, rid), d / EVAL / ROLLOUTS / session]      # now, and before
-    pairs = [(s / TRAJECTORY, s / ROLLOUT) for s in folders]
+    records = [s / ROLLOUT for s in folders]
     for root in _trainer_roots(d):
-        s = rollout_dir(root / ROLLOUTS, group, rid)
-        pairs += [(s / TRAJECTORY, s / ROLLOUT),
-                  (root / ROLLOUTS / group / f"{rid}.trajectory.json", root / ROLLOUTS / group / f"{rid}.json")]
-    return next(((t, r) for t, r in pairs if t.exists() or r.exists()), None)
+        records += [rollout_dir(root / ROLLOUTS, group, rid) / ROLLOUT, root / ROLLOUTS / group / f"{rid}.json"]
+    return next(((trajectory_beside(r), r) for r in records if trajectory_beside(r).exists() or r.exists()), None)
+
+def trajectory_beside(record: str | os.PathLike) -> Path:
+    """The trajectory saved with rollout record `record`: `trajectory.json` beside `rollout.json`, or
+    `<id>.trajectory.json` beside `<id>.json` (the layout before rollout folders)."""
+    record = Path(record)
+    return record.with_name(TRAJECTORY) if record.name == ROLLOUT else record.with_suffix(".trajectory.json")

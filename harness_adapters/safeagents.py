@@ -32,9 +32,9 @@ __all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'UPSTREAM_ERRO
            'guard_check', 'openai_decide', 'sampling_body', 'capture_body', 'keep_turn', 'openai_final',
            'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay',
            'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages', 'anthropic_via_chat',
-           'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint', 'make_app', 'uvicorn_options', 'Proxy',
-           'scrub_text', 'scrub', 'check_trajectory', 'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve',
-           'check_sources', 'cmd_check', 'cmd_scrub', 'cmd_publish', 'parser', 'main']
+           'check_anthropic_message', 'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint', 'make_app',
+           'uvicorn_options', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory', 'check_pair', 'judge_from_args',
+           'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub', 'cmd_publish', 'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -472,23 +472,26 @@ async def anthropic_via_chat(st:ProxyState, req:Request, body:dict, session, str
     try:
         ch = data["choices"][0]; msg = ch.get("message") or {}
         m = chat_to_anthropic(data, body.get("model"))
-        ds = await anthropic_decide(st, body, m["content"], session)
-        if any(d.blocked for d in ds):
-            m["content"], left = rewrite_anthropic_content(m["content"], ds)
-            if not left and m["stop_reason"] == "tool_use": m["stop_reason"] = "end_turn"
-            msg = rewrite_openai_message(msg, ds)[0]
+        ds = await check_anthropic_message(st, body, m, session)
+        if any(d.blocked for d in ds): msg = rewrite_openai_message(msg, ds)[0]
         keep_turn(st, session, "anthropic", data.get("prompt_token_ids"), ch.get("token_ids"), (ch.get("logprobs") or {}).get("content"),
                   m["stop_reason"], ds, chat, msg, t0)
     except MALFORMED as e: return malformed(e)
     if not stream: return JSONResponse(m)
     return StreamingResponse(iter([b"".join(sse(d, n) for n, d in message_events(m))]), media_type="text/event-stream")
 
+async def check_anthropic_message(st:ProxyState, body:dict, m:dict, session) -> list:
+    """Check the tool calls of Messages response `m` and rewrite it in place: each blocked call becomes a text notice,
+    and a turn left with no call ends (`end_turn`). Returns the decisions."""
+    ds = await anthropic_decide(st, body, m.get("content") or [], session)
+    if any(d.blocked for d in ds):
+        m["content"], left = rewrite_anthropic_content(m["content"], ds)
+        if not left and m.get("stop_reason") == "tool_use": m["stop_reason"] = "end_turn"
+    return ds
+
 async def anthropic_guard_response(st:ProxyState, body:dict, data:dict, session, t0:float|None=None) -> dict:
     "The non-streamed Messages response `data`, checked and rewritten; its turn recorded."
-    ds = await anthropic_decide(st, body, data.get("content") or [], session)
-    if any(d.blocked for d in ds):
-        data["content"], left = rewrite_anthropic_content(data["content"], ds)
-        if not left and data.get("stop_reason") == "tool_use": data["stop_reason"] = "end_turn"
+    ds = await check_anthropic_message(st, body, data, session)
     keep_turn(st, session, "anthropic", None, None, None, data.get("stop_reason"), ds, body,
               {"role": "assistant", "content": data.get("content")}, t0)
     return data

@@ -14,8 +14,9 @@ from .rollouts import Rollout, TurnTokens
 
 
 # %% auto #0
-__all__ = ['REWARD_KEYS', 'served_version', 'TrainerConfig', 'reward_parts', 'rollout_reward', 'group_advantages',
-           'TokenSequence', 'session_sequences', 'blocked_calls', 'group_samples', 'TrainingQueue']
+__all__ = ['REWARD_KEYS', 'COUNTS', 'served_version', 'TrainerConfig', 'reward_parts', 'rollout_reward', 'group_advantages',
+           'TokenSequence', 'session_sequences', 'blocked_calls', 'trace_messages', 'group_samples', 'group_metrics',
+           'TrainingQueue']
 
 # %% ../nbs/10_samples.ipynb #1e7d45b6
 def served_version(model: str) -> int:
@@ -131,6 +132,13 @@ def blocked_calls(r) -> int:
     calls = getattr(r, "blocked_calls", None)
     return len(calls) if calls else int(r.blocked)
 
+def trace_messages(r) -> tuple[list[dict], list[dict]]:
+    """Rollout `r` in a few words, as the prompt and completion of TRL's rollout traces (what a dashboard shows of a
+    sample): the task, and the final answer with any blocked call. The tokens trained on are elsewhere."""
+    task = f"task {r.task_id}" + (f" ({r.family}, {r.difficulty})" if r.family else "")
+    said = (r.final_text or "")[:400] + "".join(f"\n[blocked: {c[:200]}]" for c in r.blocked_calls or [])
+    return [{"role": "user", "content": task}], [{"role": "assistant", "content": said}]
+
 REWARD_KEYS = ("reward", "reward/verifier", "reward/bonus", "rollout/pass", "rollout/tool_calls",
                "rollout/blocked", "rollout/timed_out")
 
@@ -145,6 +153,7 @@ def group_samples(results: Sequence[Rollout], group_id: int, cfg: TrainerConfig)
     out, now = [], time.time()
     for r, (v, b), adv in zip(keep, parts, advs):
         seqs, breaks = session_sequences(r.turns)
+        prompt, completion = trace_messages(r)
         counts["breaks"] += breaks
         if cfg.token_budget:                                   # longer than a micro-batch: it could never train
             counts["longest"] = max(counts["longest"], *(len(s.input_ids) for s in seqs), 0)
@@ -155,7 +164,7 @@ def group_samples(results: Sequence[Rollout], group_id: int, cfg: TrainerConfig)
                                    float(r.blocked), float(r.timed_out))))
         if v == 1.0 and not r.blocked: m["rollout/tool_calls_solved"] = float(r.tool_calls)   # only solved ones carry it
         for s in seqs:
-            out.append(RolloutSample(prompt=[], completion=[], input_ids=np.asarray(s.input_ids, dtype=np.int64),
+            out.append(RolloutSample(prompt=prompt, completion=completion, input_ids=np.asarray(s.input_ids, dtype=np.int64),
                                      completion_mask=np.asarray(s.completion_mask, dtype=np.int64),
                                      old_log_probs=np.asarray(s.old_log_probs, dtype=np.float32), advantage=float(adv),
                                      model_version=r.model_version, group_id=group_id, metrics=dict(m), enqueued_at=now))
@@ -163,6 +172,19 @@ def group_samples(results: Sequence[Rollout], group_id: int, cfg: TrainerConfig)
     return out, counts
 
 # %% ../nbs/10_samples.ipynb #3177decc
+COUNTS = ("dropped_stale", "errored", "blocked", "blocked_calls", "breaks", "dropped_groups", "groups", "samples", "oversize")
+
+def group_metrics(c: Counter, group: Sequence[Rollout]) -> dict:
+    """One group's entry for TRL's metrics queue: its counts (`rollout/<count>_total`, summed over a step), each blocked
+    call under the rules that blocked it (`guard/blocked/<rule>_total`), and its solve rate (a gauge: TRL logs the mean
+    over the step's groups)."""
+    m = {f"rollout/{k}_total": float(c.get(k, 0)) for k in COUNTS}
+    ok = [r for r in group if not r.errored]
+    for rule in (rule for r in ok for rules in r.blocked_rules for rule in rules):
+        m[f"guard/blocked/{rule}_total"] = m.get(f"guard/blocked/{rule}_total", 0.0) + 1.0
+    if ok: m["rollout/group_solve_rate"] = sum(r.verifier_reward == 1 and not r.blocked for r in ok) / len(ok)
+    return m
+
 class TrainingQueue:
     "Collects rollouts into complete groups and puts their samples on `out` (the queue TRL drains)."
     def __init__(self, cfg: TrainerConfig, out: queue.Queue | None = None, metrics: queue.Queue | None = None):
@@ -195,7 +217,5 @@ class TrainingQueue:
         for s in samples: self.out.put(s)
         self.last = c
         self.totals.update({k: v for k, v in c.items() if k != "longest"})
-        self.metrics.put({f"rollout/{k}_total": float(c.get(k, 0)) for k in
-                          ("dropped_stale", "errored", "blocked", "blocked_calls", "breaks", "dropped_groups",
-                           "groups", "samples", "oversize")})
+        self.metrics.put(group_metrics(c, fresh))
         return len(samples)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10b_trainer.ipynb #97b3e192
 from __future__ import annotations
-import contextlib, hashlib, importlib, importlib.metadata as md, itertools, json, os, queue, shutil, threading, time
+import contextlib, hashlib, importlib, importlib.metadata as md, itertools, json, os, queue, shutil, threading, time, warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +14,7 @@ os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")     # trl==1.16.0 is pinn
 from datasets import Dataset
 from peft import LoraConfig
 from transformers import AutoTokenizer, TrainerCallback
+from transformers.integrations import TensorBoardCallback, TrackioCallback
 from trl.experimental.async_grpo import AsyncGRPOConfig, AsyncGRPOTrainer
 from trl.experimental.async_grpo.async_grpo_trainer import save_lora_adapter
 import harness_adapters
@@ -21,14 +22,14 @@ from .config import get_preset
 from .cpu_attention import cpu_safe_peak_flops, register_tree_attention_torch
 from .harnesses import get_harness
 from .rollouts import PACKS, Rollout
-from .runs import append_jsonl
+from .runs import append_jsonl, read_jsonl
 from .samples import TrainerConfig, TrainingQueue
 
 
 # %% auto #0
 __all__ = ['RunGroup', 'COMPUTE_LOCK', 'CFG_OWNED', 'ADAPTER_STATE', 'METRIC_KEYS', 'RolloutFatal', 'HarnessRolloutWorker',
            'HarnessGRPOTrainer', 'grpo_args', 'training_threads', 'build_trainer', 'file_sha256', 'detector_bundle',
-           'run_card', 'card_markdown', 'write_card', 'metrics_row', 'MetricsLog', 'RunProgress']
+           'run_card', 'card_markdown', 'write_card', 'metrics_row', 'MetricsLog', 'log_metrics', 'RunProgress']
 
 # %% ../nbs/10b_trainer.ipynb #ba7df0bf
 RunGroup = Callable[[object, int, str], list[Rollout]]
@@ -346,7 +347,7 @@ METRIC_KEYS = {   # metrics.jsonl name <- TRL's log key
     "rollout/dropped_stale": "rollout/dropped_stale_total", "rollout/oversize": "rollout/oversize_total", "rollout/errored": "rollout/errored_total",
     "rollout/dropped_groups": "rollout/dropped_groups_total", "rollout/prefix_breaks": "rollout/breaks_total",
     "rollout/groups_queued": "rollout/groups_total", "sample/dropped_stale": "sample/dropped_stale_total",
-    "sample/staleness_mean": "sample/staleness_mean",
+    "sample/staleness_mean": "sample/staleness_mean", "train/group_solve_rate": "rollout/group_solve_rate",
     "time/generation_wait_s": "perf/rollout_wait_s", "time/forward_backward_s": "perf/fwd_bwd_s",
     "time/optimizer_s": "perf/optimizer_s", "time/sync_s": "perf/weight_sync_s", "time/step_s": "perf/step_s",
 }
@@ -360,20 +361,46 @@ def metrics_row(logs: dict, step: int, version: int, token_budget: int, **extra)
     row = {"step": step}
     for name, key in METRIC_KEYS.items():
         row[name] = _num(logs.get(key, 0.0 if "total" in key else None))
+    r, b = row["train/reward"], row["train/reward_bonus"]
+    row["train/bonus_share"] = _num(b / r) if r and b is not None else None     # how much of the reward is the bonus
+    row.update({k: _num(v) for k, v in sorted(logs.items()) if k.startswith("guard/")})   # blocked calls by rule
     row.update({"batch/token_budget": token_budget, "adapter/version": version, "time/wall": round(time.time(), 3), **extra})
     return row
 
 # %% ../nbs/10b_trainer.ipynb #833c4cd9
 class MetricsLog(TrainerCallback):
-    "Appends one line per optimiser step to `path` (JSON lines, flushed and synced)."
-    def __init__(self, path: str | os.PathLike, trainer, **extra):
-        self.path, self.trainer, self.extra = Path(path), trainer, extra
+    """Appends one line per optimiser step to `path` (JSON lines, flushed and synced), and hands each line to `sinks`
+    (trackers: `tracking.Trackio`, `tracking.TensorBoard`), which start from the lines already there (a resumed run's)."""
+    def __init__(self, path: str | os.PathLike, trainer, sinks: Sequence = (), **extra):
+        self.path, self.trainer, self.sinks, self.extra = Path(path), trainer, list(sinks), extra
         self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def on_train_begin(self, args, state, control, **kw):
+        rows = read_jsonl(self.path) if self.path.exists() else []
+        for s in self.sinks: s.start(rows)
 
     def on_log(self, args, state, control, logs=None, **kw):
         if not logs or "loss" not in logs: return          # the end-of-training summary is not a step
         row = metrics_row(logs, state.global_step, self.trainer.model_version, args.token_budget, **self.extra)
         append_jsonl(self.path, row)
+        for s in list(self.sinks):
+            try: s.log(row)
+            except Exception as e:                          # a dashboard never stops training: the file is the record
+                warnings.warn(f"{type(s).__name__} stopped following the run at step {row['step']} ({type(e).__name__}: {e}); "
+                              f"{self.path} has every step")
+                self.sinks.remove(s)
+
+    def on_train_end(self, args, state, control, **kw):
+        for s in self.sinks: s.finish()
+
+def log_metrics(trainer, path: str | os.PathLike, sinks: Sequence = (), **extra) -> MetricsLog:
+    """Log `trainer`'s steps to `path` and `sinks` alone. TRL's `report_to` still names the trackers (TRL sends its rollout
+    traces there), but transformers' own trackio and TensorBoard callbacks, which log TRL's raw keys at their own
+    counters, are removed: the trackers get `metrics.jsonl`'s lines, with the recipe's names, at the trainer's steps."""
+    for cb in (TrackioCallback, TensorBoardCallback): trainer.remove_callback(cb)
+    log = MetricsLog(path, trainer, sinks, **extra)
+    trainer.add_callback(log)
+    return log
 
 class RunProgress(TrainerCallback):
     """A line per optimiser step, readable in a terminal, a notebook and papermill's `--log-output` alike (a bar

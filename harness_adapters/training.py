@@ -14,14 +14,15 @@ from . import rollouts
 from .config import PRESETS, check_settings, get_preset
 from .harnesses import HARNESSES
 from .rollouts import Rollout, rollout_from_dict, rollout_to_dict
-from .runs import (CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, ROLLOUT, ROLLOUTS, TRAJECTORY,
+from .runs import (CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, ROLLOUTS,
     RunConfigMismatch, atomic_write, check_not_record, checkpoint_steps, config_diff, default_run_dir, last_checkpoint,
-    mismatch_error, read_config, read_jsonl, save_rollout_files, train_rollout_files, trainer_folder, trim_metrics, write_config)
+    mismatch_error, read_config, read_jsonl, save_rollout_files, trajectory_beside, train_rollout_files, trainer_folder, trim_metrics, write_config)
 from .samples import TrainerConfig, reward_parts, served_version
 from .tasks import find_task, resolve_tasks
 from .workspacetasks import shortcut_outcome
 from .tinytasks import training_tasks
-from .trainer import MetricsLog, RolloutFatal, RunGroup, RunProgress, build_trainer, run_card
+from .tracking import check_writable, report_targets, trackers, tracking_dirs
+from .trainer import RolloutFatal, RunGroup, RunProgress, build_trainer, log_metrics, run_card
 
 
 # %% auto #0
@@ -39,7 +40,7 @@ RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batc
                 # tiny-agent: pi's lean prompt (~860 tokens) and several tool calls a session; an edit call takes ~100 tokens
                 "tiny-agent": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=160, session_timeout_s=600,
                                    token_budget={"pi": 4096, "opencode": 4096, "hermes": 4608})}
-RESUMABLE = ("steps", "checkpoint_every", "run_dir")      # may change between a run and its resume
+RESUMABLE = ("steps", "checkpoint_every", "run_dir", "report_to")      # may change between a run and its resume
 
 
 @dataclass
@@ -61,6 +62,8 @@ class RunConfig:
         run_dir (`str | None`): where the run's records go; `None`: `default_run_dir(model, harness)`, a folder under
             `runs/local/` (git-ignored), so a newcomer's run never lands in a committed one.
         learning_rate (`float | None`), checkpoint_every (`int | None`): `None` keeps the preset's.
+        report_to (`str | None`): where the run is followed live besides `metrics.jsonl` (`tracking`): `trackio`,
+            `tensorboard`, both (`trackio,tensorboard`) or `none`; `None`: trackio where it is installed.
         rollouts_per_task, groups_in_flight, micro_batches, token_budget, max_tokens, session_timeout_s
             (`int | None`): `None` keeps the preset's (with `RUN_DEFAULTS` for the model on top). `max_tokens` and
             `session_timeout_s` reach the harness sessions through `session_preset`. A `RUN_DEFAULTS` token budget may
@@ -88,6 +91,7 @@ class RunConfig:
     token_budget: int | None = None
     max_tokens: int | None = None
     session_timeout_s: int | None = None
+    report_to: str | None = None
 
     def __post_init__(self):
         if self.model not in PRESETS: raise ValueError(f"unknown model {self.model!r}: choose one of {', '.join(PRESETS)}")
@@ -110,11 +114,19 @@ class RunConfig:
                          token_budget=p.token_budget, max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
             if getattr(self, k) is None and not isinstance(d.get(k), dict): setattr(self, k, d.get(k, v))
         check_settings(self)                                  # the resolved values, by the rules in config.SETTINGS
+        self.check_tracking()
         for h in self.harnesses: self.trainer_config(h)       # and each trainer's
 
     @property
     def preset(self):
         return get_preset(self.model)
+
+    def check_tracking(self) -> list[str]:
+        "The trackers `report_to` names, each installed and with a folder it can write (`tracking.TrackingError` if not)."
+        targets = report_targets(self.report_to)
+        for what, d in tracking_dirs(targets, [trainer_folder(self.run_dir, self.harnesses, h) for h in self.harnesses]).items():
+            check_writable(d, what)
+        return targets
 
     @property
     def run_defaults(self) -> dict:
@@ -252,11 +264,14 @@ def _build_run_trainer(run: RunConfig, harness: str, server, proxy_url: str, tas
                     training={**run.identity(), "checkpoint_every": run.checkpoint_every})
     run_group = harness_run_group(harness, proxy_url, p, d / ROLLOUTS, server, log=print if progress else None,
                                   sessions=sessions)
+    targets = run.check_tracking()
     tr = build_trainer(p, cfg, run_group, tasks, server, d,
                        max_steps=run.steps, checkpoint_dir=d / CHECKPOINTS, card=card, **run.grpo_overrides(), disable_tqdm=True,
-                       heartbeat_stale_after_s=max(600, 3 * p.session_timeout_s))   # a group lasts up to a session timeout
+                       heartbeat_stale_after_s=max(600, 3 * p.session_timeout_s),   # a group lasts up to a session timeout
+                       report_to=targets or "none")           # TRL's own: its rollout traces go to trackio
     for cb in (PrinterCallback, ProgressCallback): tr.remove_callback(cb)
-    tr.add_callback(MetricsLog(d / METRICS, tr, harness=harness))
+    sinks = trackers(targets, run.run_dir, harness, d, config={"run_id": run_id, **run.identity(), **run.resolved()[harness]})
+    log_metrics(tr, d / METRICS, sinks, harness=harness)
     if progress: tr.add_callback(RunProgress(tr, desc=harness))
     return tr, ckpt
 
@@ -304,8 +319,7 @@ def _rollouts_by_group(run_dir: Path) -> dict[tuple, list[Rollout]]:
     by = defaultdict(list)
     for f in train_rollout_files(run_dir):
         r = rollout_from_dict(json.loads(f.read_text()))
-        traj = f.with_name(TRAJECTORY) if f.name == ROLLOUT else f.with_suffix(".trajectory.json")
-        if traj.exists(): r.trajectory = json.loads(traj.read_text())
+        if (traj := trajectory_beside(f)).exists(): r.trajectory = json.loads(traj.read_text())
         by[(r.harness, r.group_id)].append(r)
     return by
 
@@ -322,9 +336,11 @@ def run_groups(run_dir: str | os.PathLike, # a run folder (either layout: one tr
     "A dict per training group of the run: per rollout its calls, score, bonus, reward, blocks and rules, shortcut outcome."
     d = Path(run_dir)
     weight = read_config(d)["config"]["bonus_weight"] if bonus_weight is None else bonus_weight
-    rules = _blocking_rules(read_jsonl(d / EVENTS) + [e for h in HARNESSES for e in read_jsonl(d / h / EVENTS)])
+    groups = sorted(_rollouts_by_group(d).items())
+    older = any(r.blocked and not r.blocked_rules for _, rs in groups for r in rs)   # records made before they kept rules
+    rules = _blocking_rules(read_jsonl(d / EVENTS) + [e for h in HARNESSES for e in read_jsonl(d / h / EVENTS)]) if older else {}
     out = []
-    for (h, g), rs in sorted(_rollouts_by_group(d).items()):
+    for (h, g), rs in groups:
         rs.sort(key=lambda r: r.rollout_id)
         task = find_task(rs[0].task_id)
         parts = [(0.0, 0.0) if r.verifier_reward is None else reward_parts(r, weight) for r in rs]   # an errored rollout: no score

@@ -1,9 +1,13 @@
 """Shared fixtures: the tiny model, LoRA adapters made with PEFT, and one real vLLM server for the whole test session."""
-import contextlib, json, os
+import contextlib, json, os, tempfile
 from pathlib import Path
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Training follows a run live only in the tests about tracking (they pass report_to); trackio, which fixes its folder
+# when first imported, writes into this session's own folder, never the user's.
+os.environ["HARNESS_ADAPTERS_REPORT_TO"] = "none"
+os.environ["TRACKIO_DIR"] = tempfile.mkdtemp(prefix="trackio-tests-")
 
 
 def make_adapter(dest: Path, base: Path, seed: int | None, rank: int = 32) -> Path:

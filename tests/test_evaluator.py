@@ -435,3 +435,24 @@ def test_unplanted_copies_join_the_evaluation_and_the_result_slices_by_condition
     with pytest.raises(TaskSpecError, match="carries a planted shortcut"):
         evaluate(EvalConfig(run_dir=str(run), tasks=tasks[2:], unplanted=True, check_tasks=False, out=str(tmp_path / "e2")),
                  proxy_url="http://proxy", runner=FakeRunner(), progress=False)
+
+
+def test_watched_results_reach_the_runs_tracked_project(tmp_path):
+    "Each arm's held-out pass@1 lands in the run's trackio project (run `eval-pi`) and TensorBoard, at its step, once."
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from trackio.sqlite_storage import SQLiteStorage
+    run = tmp_path / f"watched-{tmp_path.name}"; run.mkdir()
+    (run / "config.json").write_text(json.dumps({"steps": 2, "checkpoint_every": 1, "harnesses": {"pi": "x"}}))
+    fake_checkpoint(run / "checkpoints", 1)
+    import threading
+    threading.Timer(0.4, fake_checkpoint, (run / "checkpoints", 2)).start()
+    cfg = EvalConfig(run_dir=str(run), tasks=[fake_task("t1"), fake_task("t2")], attempts=2, watch=True, poll_s=0.05,
+                     idle_timeout_s=10, report_to="trackio,tensorboard")
+    o = evaluate(cfg, proxy_url="http://proxy", runner=FakeRunner(delay=0.05), progress=False)
+    logs = SQLiteStorage.get_logs(run.name, "eval-pi")
+    assert [x["step"] for x in logs] == [0, 1, 2]
+    s = o.summary[(o.summary.slice == "all")].set_index("arm")
+    assert [x["eval/pass@1"] for x in logs] == pytest.approx([s.pass1["base"], s.pass1["step-1"], s.pass1["step-2"]])
+    ea = EventAccumulator(str(run / "eval" / "tensorboard" / "pi")); ea.Reload()
+    assert [e.step for e in ea.Scalars("eval/pass@1")] == [0, 1, 2]
+    with pytest.raises(ValueError, match="unknown report_to 'wandb'"): EvalConfig(run_dir=str(run), report_to="wandb")

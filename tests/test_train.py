@@ -342,13 +342,14 @@ class NoTransfer:
     def destroy(self): pass
 
 
-def offline_trainer(tiny_dir, out: Path, max_steps: int, card: dict):
-    "A `HarnessGRPOTrainer` fed by the real worker around a fake `run_group` (fixed answers, one rewarded)."
+def offline_trainer(tiny_dir, out: Path, max_steps: int, card: dict, sinks=(), report_to="none"):
+    """A `HarnessGRPOTrainer` fed by the real worker around a fake `run_group` (fixed answers, one rewarded), logging its
+    steps to `metrics.jsonl` and `sinks` (trackers)."""
     from peft import LoraConfig
     from transformers import AutoTokenizer
     from harness_adapters.rollouts import Rollout, TurnTokens
     from harness_adapters.samples import TrainerConfig, served_version
-    from harness_adapters.trainer import HarnessGRPOTrainer, HarnessRolloutWorker, MetricsLog, grpo_args
+    from harness_adapters.trainer import HarnessGRPOTrainer, HarnessRolloutWorker, grpo_args, log_metrics
     tok = AutoTokenizer.from_pretrained(tiny_dir)
     end = tok.convert_tokens_to_ids("<|im_end|>")
     def run_group(task, n, model):
@@ -363,12 +364,12 @@ def offline_trainer(tiny_dir, out: Path, max_steps: int, card: dict):
     cfg = TrainerConfig("pi", rollouts_per_task=4, groups_in_flight=1, max_queued_samples=16, token_budget=200)
     args = grpo_args("tiny", cfg, out, "http://127.0.0.1:9", max_steps=max_steps, learning_rate=1e-3,
                      gradient_accumulation_steps=1, save_strategy="steps", save_steps=1,
-                     disable_tqdm=True, seed=0)
+                     disable_tqdm=True, seed=0, report_to=report_to)
     worker = HarnessRolloutWorker(run_group, ["3 + 4", "2 + 5", "6 + 1"], cfg)
     tr = HarnessGRPOTrainer(str(tiny_dir), args, processing_class=tok, rollout_worker=worker,
                             peft_config=LoraConfig(r=32, lora_alpha=64, target_modules="all-linear"),
                             weight_transfer=NoTransfer(), adapter_name="pi", checkpoint_dir=out / "checkpoints", card=card)
-    tr.add_callback(MetricsLog(out / "metrics.jsonl", tr))
+    log_metrics(tr, out / "metrics.jsonl", sinks)
     return tr
 
 
@@ -396,3 +397,39 @@ def test_checkpoint_and_resume_offline(tiny_dir, tmp_path):
     import torch
     o2 = torch.load(tmp_path / "checkpoints" / "step-2" / "optimizer.pt", weights_only=False)
     assert o2["state"], "optimizer state saved"
+
+
+def test_tracking_read_back_and_resume(tiny_dir, tmp_path):
+    """Two steps with report_to trackio and TensorBoard, read back with each one's own reader under the recipe's names at
+    the trainer's steps; killed after step 2 with its checkpoint lost, the run resumes from step 1 and continues the
+    same tracked run to step 3, each step once."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from trackio.sqlite_storage import SQLiteStorage
+    from harness_adapters.runs import trim_metrics
+    from harness_adapters.tracking import trackers
+    from harness_adapters.trainer import run_card
+    card, run_dir = run_card("tiny", "pi", run_id="tracked"), tmp_path / f"tracked-{os.getpid()}"
+    def sinks(): return trackers(["trackio", "tensorboard"], run_dir, "pi", run_dir, config={"seed": 0, "model": "tiny"})
+    names = ["train/reward", "train/pass_rate", "batch/groups_per_step", "batch/samples_per_step", "adapter/version",
+             "train/group_solve_rate", "sample/staleness_mean", "time/generation_wait_s"]
+    def tracked():
+        logs = SQLiteStorage.get_logs(run_dir.name, "pi")
+        ea = EventAccumulator(str(run_dir / "tensorboard")); ea.Reload()
+        return logs, {n: [(e.step, e.value) for e in ea.Scalars(n)] for n in names if n in ea.Tags()["scalars"]}
+
+    offline_trainer(tiny_dir, run_dir, 2, card, sinks(), report_to=["trackio", "tensorboard"]).train()
+    logs, tb = tracked()
+    assert [x["step"] for x in logs] == [1, 2] and all(n in logs[0] for n in names), logs[0].keys()
+    assert SQLiteStorage.get_run_config(run_dir.name, "pi")["model"] == "tiny"
+    rows = read_jsonl(run_dir / "metrics.jsonl")
+    assert [x["train/reward"] for x in logs] == pytest.approx([r["train/reward"] for r in rows])
+    assert set(tb) == set(names) and [s for s, _ in tb["train/reward"]] == [1, 2]
+    assert not any(k.startswith("train/train/") or k == "train/global_step" for k in logs[0]), "transformers' own logger ran"
+
+    shutil.rmtree(run_dir / "checkpoints" / "step-2")                # killed before step 2's checkpoint was kept
+    trim_metrics(run_dir / "metrics.jsonl", 1)
+    tr = offline_trainer(tiny_dir, run_dir, 3, card, sinks(), report_to=["trackio", "tensorboard"])
+    tr.train(resume_from_checkpoint=str(run_dir / "checkpoints" / "step-1"))
+    logs, tb = tracked()
+    assert [x["step"] for x in logs] == [1, 2, 3] and [s for s, _ in tb["train/reward"]] == [1, 2, 3]
+    assert [x["adapter/version"] for x in logs] == [r["adapter/version"] for r in read_jsonl(run_dir / "metrics.jsonl")]
