@@ -3,7 +3,7 @@
 Every `harness_adapters` import of every module counts, those inside function bodies too (a lazy import is still a
 dependency). A module missing from `LAYERS` fails, so a new module says where it sits; an import not in its row fails,
 so a new dependency is a choice made here, in the open. Fast: it parses source, it imports nothing."""
-import ast
+import ast, re
 from pathlib import Path
 import pytest
 
@@ -167,3 +167,51 @@ def test_lazy_import_checker():
     assert unexplained_lazy_imports("def f():\n    import argparse\n") == [2]
     assert unexplained_lazy_imports("def f():\n    import torch  # lazy: seconds\n    import peft\n") == []
     assert unexplained_lazy_imports("import argparse\ndef f(): pass\n") == []
+
+
+# -- DESIGN.md's tables say the same as LAYERS ------------------------------------------------------------------------
+
+DESIGN = PKG.parent / "DESIGN.md"
+
+
+def design_rows(text: str, heading: str) -> list[list[str]]:
+    "The body rows of the first table under `heading` in `text`, as cells."
+    sec, rows = text.split(heading, 1)[1].split("\n## ", 1)[0], []
+    for line in sec.splitlines():
+        if line.startswith("|") and not line.startswith("|---"): rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows[1:]
+
+
+def named_modules(cell: str) -> set[str]:
+    "The package modules a 'may use' cell names, parenthetical notes left out (`packs/common` is `packs.common`)."
+    while re.search(r"\([^()]*\)", cell): cell = re.sub(r"\([^()]*\)", "", cell)
+    return {w.replace("/", ".") for w in re.findall(r"[a-z_]+(?:/[a-z_]+)?", cell)} & set(LAYERS)
+
+
+def design_mismatches(text: str) -> list[str]:
+    """Where DESIGN.md's module table (and its import-layer table) differ from `LAYERS`: a module with no row, and each
+    row whose 'may use' cell is not exactly what its modules may import (those in the same row left out)."""
+    out, seen = [], set()
+    for heading, mod_col, use_col in (("## Modules, in reading order", 1, 3), ("## Import layers", 0, 2)):
+        for r in design_rows(text, heading):
+            mods = {m.replace("/", ".") for m in re.findall(r"`([^`]+)`", r[mod_col])} & set(LAYERS)
+            if not mods: continue
+            if heading.startswith("## Modules"): seen |= mods
+            want = set().union(*(LAYERS[m] for m in mods)) - mods
+            if (got := named_modules(r[use_col])) != want:
+                out.append(f"{heading[3:]}: {', '.join(sorted(mods))}: may use {sorted(got)}, LAYERS says {sorted(want)}")
+    out += [f"no row in DESIGN.md's module table: {m}" for m in sorted(set(LAYERS) - seen - {"__init__", "packs.__init__"})]
+    return out
+
+
+def test_design_tables_match_layers():
+    assert design_mismatches(DESIGN.read_text()) == []
+
+
+def test_design_check_fails_on_a_planted_mismatch():
+    text = DESIGN.read_text()
+    row = next(l for l in text.splitlines() if l.startswith("| 10_samples |"))
+    planted = text.replace(row, row.replace("| config, rollouts |", "| config, rollouts, trainer |"))
+    assert planted != text and any("samples" in m and "trainer" in m for m in design_mismatches(planted))
+    gone = text.replace(next(l for l in text.splitlines() if l.startswith("| 10e_tracking |")) + "\n", "")
+    assert "no row in DESIGN.md's module table: tracking" in design_mismatches(gone)
