@@ -4,7 +4,8 @@
 
 # %% ../nbs/90_cli.ipynb #227082cd
 from __future__ import annotations
-import sys, os, importlib
+import sys, os
+from .config import load_ref
 
 # %% auto #0
 __all__ = ['COMMANDS', 'main']
@@ -48,9 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd not in COMMANDS:
         print(f"harness-adapters: unknown subcommand {cmd!r}\n\n{_usage()}", file=sys.stderr); return 2
-    mod, fn = COMMANDS[cmd][0].split(":")
-    try: func = getattr(importlib.import_module(mod), fn)
-    except (ImportError, AttributeError) as e:
+    try: func = load_ref(COMMANDS[cmd][0], "subcommand")
+    except ValueError as e:
         print(f"harness-adapters: subcommand {cmd!r} is not available in this install ({e})", file=sys.stderr); return 2
     try: return func(rest) or 0
     except _user_errors() as e:

@@ -4,14 +4,14 @@
 
 # %% ../nbs/00_config.ipynb #059b0453
 from __future__ import annotations
-import os, json
+import importlib, os, json
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['LOCAL_RUNS', 'SETTINGS', 'TWIL_LICENSE', 'LEAN_PI_TOOLS', 'LEAN_PI_PROMPT', 'PRESETS', 'cache_dir', 'runs_dir',
-           'is_local_run', 'check_settings', 'ModelPreset', 'get_preset', 'ModelWeightsMissing', 'weights_env_var',
-           'local_weights']
+           'is_local_run', 'load_ref', 'check_settings', 'ModelPreset', 'get_preset', 'ModelWeightsMissing',
+           'weights_env_var', 'local_weights']
 
 # %% ../nbs/00_config.ipynb #b746c018
 def cache_dir(*parts: str) -> Path:
@@ -33,6 +33,18 @@ def is_local_run(path: str | os.PathLike) -> bool:
     "Whether `path` lies under a `runs/local/` folder: such a run keeps its figures in its own folder, not in `figures/`."
     parts = Path(path).resolve().parts
     return any(parts[k:k + 2] == ("runs", "local") for k in range(len(parts) - 1))
+
+# %% ../nbs/00_config.ipynb #b183ebbd
+def load_ref(ref: str, # `MODULE:NAME`, e.g. `harness_adapters.effects:zones`
+             what: str = "reference", # what it is, for the error (`plugin`, `judge`, ...)
+            ):
+    "The object `ref` names, imported now; a `ValueError` naming `what` and `ref` when it cannot be."
+    module, sep, name = str(ref).partition(":")
+    if not (module and sep and name): raise ValueError(f"{what} must be MODULE:NAME, got {ref!r}")
+    try: mod = importlib.import_module(module)
+    except ImportError as e: raise ValueError(f"{what} {ref!r}: cannot import {module} ({e})") from e
+    try: return getattr(mod, name)
+    except AttributeError: raise ValueError(f"{what} {ref!r}: {module} has no {name!r}") from None
 
 # %% ../nbs/00_config.ipynb #5e7c1a02
 def _at_least(n): return lambda v: v >= n

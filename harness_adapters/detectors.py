@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_detectors.ipynb #1b7e7948
 from __future__ import annotations
-import base64, functools, hashlib, importlib, ipaddress, json, re, shlex, time
+import base64, functools, hashlib, ipaddress, json, re, shlex, time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from fastcore.basics import patch
@@ -21,6 +21,7 @@ from atif_scan.detectors.lookup import InstructionPhraseSearch
 from atif_scan.detectors.recall import UnprimedDetector
 from atif_scan.detectors.text import TOOL_INPUT_CHANNELS, SurfaceDetector
 from .atif_io import SCHEMA_VERSION
+from .config import load_ref
 from .effects import Zone, effect_findings
 
 # %% auto #0
@@ -283,9 +284,7 @@ GUARD_SKIP = ("integrity.*", "context.*", "observation.*", "harness.*", "awarene
 
 def load_plugin(ref:str) -> list:
     "The checks of plugin `ref`, `MODULE:FACTORY` (atif-scan's plugin signature: a factory returning checks)."
-    module, sep, factory = ref.partition(":")
-    if not (module and sep and factory): raise ValueError(f"plugin must be MODULE:FACTORY, got {ref!r}")
-    return list(getattr(importlib.import_module(module), factory)())
+    return list(load_ref(ref, "plugin")())
 
 def plugin_parts(plugins=(), # `MODULE:FACTORY` references
                  skip=GUARD_SKIP, # check-id globs the guard leaves out

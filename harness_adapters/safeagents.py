@@ -4,7 +4,7 @@
 
 # %% ../nbs/05b_safeagents.ipynb #a6d12be5
 from __future__ import annotations
-import argparse, asyncio, contextlib, hmac, importlib, json, logging, os, re, secrets, sys, tempfile, threading, time
+import argparse, asyncio, contextlib, hmac, json, logging, os, re, secrets, sys, tempfile, threading, time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, fields
@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from .atif_io import anthropic_steps, openai_steps
+from .config import load_ref
 from .envfacts import read_file
 from .detectors import Finding
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
@@ -680,9 +681,7 @@ def check_pair(guard:Guard, pair:dict) -> list[Decision]:
 # %% ../nbs/05b_safeagents.ipynb #83ac5d79
 def _load_judge(ref:str|None):
     "A judge function from `MODULE:FUNCTION` (None: no judge)."
-    if not ref: return None
-    module, _, fn = ref.partition(":")
-    return getattr(importlib.import_module(module), fn)
+    return load_ref(ref, "judge") if ref else None
 
 def judge_from_args(a):
     "The judge `serve`'s arguments ask for: a Python function, a model behind a URL, or none."

@@ -4,7 +4,8 @@
 
 # %% ../nbs/07_tasks.ipynb #86f39cf2
 from __future__ import annotations
-import os, re, sys, json, time, shutil, hashlib, argparse, tempfile, tomllib, importlib
+import os, re, sys, json, time, shutil, hashlib, argparse, tempfile, tomllib
+from importlib.metadata import entry_points
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -15,12 +16,12 @@ from .sandbox import SandboxBackend, SandboxConfig, default_backend
 from .runs import atomic_write
 
 # %% auto #0
-__all__ = ['FAMILIES', 'DIFFICULTIES', 'SPLITS', 'PARTS', 'GENERATORS', 'DEFAULT_STUB', 'TAMPER', 'ADVERSARIES', 'TRIALS',
-           'SCRIPTED', 'TASK_SETS', 'Task', 'TaskFormatError', 'load_task', 'write_task', 'set_reference',
-           'heldout_split', 'build_cached', 'label_from_rate', 'fixtures_dir', 'task_roots', 'list_tasks', 'find_task',
-           'instruction_words', 'split_leaks', 'Verdict', 'run_verifier', 'task_trials', 'adversary_answers',
-           'trial_script', 'Trial', 'run_trial', 'TaskCheck', 'check_task', 'TaskSpecError', 'given_task_ids',
-           'is_shipped', 'check_task_folders', 'resolve_tasks', 'tasks_cli']
+__all__ = ['FAMILIES', 'DIFFICULTIES', 'SPLITS', 'PARTS', 'FAMILY_ENTRY_POINTS', 'DEFAULT_STUB', 'TAMPER', 'ADVERSARIES',
+           'TRIALS', 'SCRIPTED', 'TASK_SETS', 'Task', 'TaskFormatError', 'load_task', 'write_task', 'set_reference',
+           'heldout_split', 'build_cached', 'label_from_rate', 'family_generators', 'fixtures_dir', 'task_roots',
+           'list_tasks', 'find_task', 'instruction_words', 'split_leaks', 'Verdict', 'run_verifier', 'task_trials',
+           'adversary_answers', 'trial_script', 'Trial', 'run_trial', 'TaskCheck', 'check_task', 'TaskSpecError',
+           'given_task_ids', 'is_shipped', 'check_task_folders', 'resolve_tasks', 'tasks_cli']
 
 # %% ../nbs/07_tasks.ipynb #9a5fc8cd
 FAMILIES = ("repair", "build", "extend", "qa", "data", "workspace", "novel")
@@ -191,9 +192,16 @@ def label_from_rate(rate: float) -> str:
     return "hard" if rate < 0.3 else "medium" if rate <= 0.6 else "easy"
 
 # %% ../nbs/07_tasks.ipynb #ce3ef7ba
-GENERATORS = {"data": "harness_adapters.datatasks:generate", "tiny": "harness_adapters.tinytasks:generate",
-              "workspace": "harness_adapters.workspacetasks:generate",
-              "broad": "harness_adapters.broadtasks:generate", "novel": "harness_adapters.noveltasks:generate"}
+FAMILY_ENTRY_POINTS = "harness_adapters.task_families"   # the group a generated family registers its generator in
+
+def family_generators() -> dict:
+    """Each generated family's generator (entry-point name -> a function that writes the family's tasks once and returns
+    their folder), from the entry points of `FAMILY_ENTRY_POINTS` (`pyproject.toml`; a family of your own registers
+    there too). The task format imports no family: the families import it."""
+    eps = sorted(entry_points(group=FAMILY_ENTRY_POINTS), key=lambda e: e.name)
+    if not eps: raise RuntimeError(f"no task family is registered (entry points {FAMILY_ENTRY_POINTS!r}): harness-adapters "
+                                   "is not installed here; run `pip install -e .` in the repository")
+    return {e.name: e.load() for e in eps}
 
 def fixtures_dir() -> Path:
     "The repository's hand-written tasks (`tasks/` beside the package)."
@@ -203,9 +211,7 @@ def task_roots(generated: bool = True) -> list[Path]:
     "Every folder whose subfolders are tasks: fixtures, `$HARNESS_ADAPTERS_TASKS`, generated families."
     roots = [fixtures_dir()] + [Path(p) for p in os.environ.get("HARNESS_ADAPTERS_TASKS", "").split(":") if p]
     if generated:
-        for spec in GENERATORS.values():
-            mod, fn = spec.split(":")
-            roots.append(getattr(importlib.import_module(mod), fn)())
+        roots += [generate() for generate in family_generators().values()]
     return [r for r in roots if r.is_dir()]
 
 # %% ../nbs/07_tasks.ipynb #f9b89bec

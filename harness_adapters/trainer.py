@@ -4,7 +4,7 @@
 
 # %% ../nbs/10b_trainer.ipynb #97b3e192
 from __future__ import annotations
-import contextlib, hashlib, importlib, importlib.metadata as md, itertools, json, os, queue, shutil, threading, time, warnings
+import contextlib, hashlib, importlib.metadata as md, itertools, json, os, queue, shutil, threading, time, warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +18,7 @@ from transformers.integrations import TensorBoardCallback, TrackioCallback
 from trl.experimental.async_grpo import AsyncGRPOConfig, AsyncGRPOTrainer
 from trl.experimental.async_grpo.async_grpo_trainer import save_lora_adapter
 import harness_adapters
-from .config import get_preset
+from .config import get_preset, load_ref
 from .cpu_attention import cpu_safe_peak_flops, register_tree_attention_torch
 from .harnesses import get_harness
 from .rollouts import PACKS, Rollout
@@ -253,8 +253,7 @@ def detector_bundle(plugins: Sequence[str], guard: bool = True) -> dict:
     "What checked the tool calls: safeagents' plugins with each check's id and version, and atif-scan's version."
     packs = []
     for spec in plugins:
-        mod, fn = spec.split(":")
-        checks = getattr(importlib.import_module(mod), fn)()
+        checks = load_ref(spec, "plugin")()
         packs.append({"plugin": spec, "checks": [{"id": c.spec.id, "version": str(c.spec.version)} for c in checks]})
     return {"guard": "on" if guard else "off", "safeagents": f"harness-adapters {harness_adapters.__version__}",
             "atif_scan": md.version("atif-scan"), "plugins": packs, "judge": None}

@@ -21,14 +21,14 @@ LAYERS = {
     "cpu_lora": set(),
     "atif_io": set(),
     "effects": set(),
-    "detectors": {"atif_io", "effects"},
+    "detectors": {"atif_io", "config", "effects"},
     "packs.__init__": set(),
     "packs.common": {"detectors"},
     "packs.smoldataenvs": {"packs.common"},
     "packs.traj2envs": {"packs.common"},
     "guard": {"detectors", "effects"},
     "wire": {"atif_io", "guard"},
-    "safeagents": {"atif_io", "detectors", "envfacts", "guard", "wire"},
+    "safeagents": {"atif_io", "config", "detectors", "envfacts", "guard", "wire"},
     "scripted": set(),
     "sandbox": {"config"},
     "tasks": {"config", "runs", "sandbox"},
@@ -38,7 +38,7 @@ LAYERS = {
     "broadtasks": {"workspacetasks"},
     "noveltasks": {"workspacetasks"},
     "harnesses": {"config", "sandbox"},
-    "rollouts": {"atif_io", "config", "harnesses", "runs", "safeagents", "sandbox", "serving", "tasks"},
+    "rollouts": {"atif_io", "config", "effects", "harnesses", "packs.smoldataenvs", "packs.traj2envs", "runs", "safeagents", "sandbox", "serving", "tasks"},
     "teacher": {"broadtasks", "config", "models", "rollouts", "runs", "scripted", "tasks", "workspacetasks"},
     "samples": {"config", "rollouts"},
     "cpu_attention": set(),
@@ -46,15 +46,18 @@ LAYERS = {
     "tracking": set(),
     "training": {"config", "harnesses", "rollouts", "runs", "samples", "tasks", "tinytasks", "tracking", "trainer", "workspacetasks"},
     "evaluator": {"config", "dashboard", "harnesses", "models", "rollouts", "runs", "serving", "stats", "tasks", "tracking", "workspacetasks"},
-    "envfacts": {"atif_io", "detectors"},
+    "envfacts": {"atif_io", "detectors", "packs.smoldataenvs", "packs.traj2envs"},
     "envtests": {"envfacts", "sandbox"},
     "envbuilder": {"config", "envfacts", "envtests", "rollouts", "runs", "serving", "tasks"},
     "dashboard": {"config", "runs", "stats", "tasks"},
     "results": {"evaluator", "runs", "stats", "tasks"},
     "sft": {"atif_io", "config", "envfacts", "models", "rollouts", "runs", "safeagents", "samples", "trainer"},
-    "cli": {"config", "serving"},
+    "cli": {"config", "dashboard", "envbuilder", "evaluator", "models", "results", "rollouts", "serving", "sft", "tasks", "teacher"},   # its subcommands, by `MODULE:NAME`
     "__init__": set(),
 }
+
+
+REF = re.compile(r"harness_adapters\.([\w.]+):\w+$")   # a `MODULE:NAME` string naming code of the package
 
 
 def module_name(path: Path) -> str:
@@ -85,6 +88,8 @@ def package_imports(source: str, module: str) -> set[str]:
                 add(base + (node.module.split(".") if node.module else []), [a.name for a in node.names])
             elif node.module and node.module.split(".")[0] == "harness_adapters":
                 add(node.module.split(".")[1:], [a.name for a in node.names])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (m := REF.match(node.value)):
+            add(m.group(1).split("."))                   # a `MODULE:NAME` string (`config.load_ref`) is an import too
     return found - {module}
 
 
@@ -135,6 +140,12 @@ CASES = [
     ("packs.traj2envs", "from . import common\n", False),
     # near miss: a third-party module whose name starts like ours is not ours: allowed
     ("stats", "import harness_adapters_extra\nfrom scipy.stats import t\n", False),
+    # a plugin named by a `MODULE:NAME` string breaks a layer as an import would: the proxy naming the trainer, flagged
+    ("safeagents", "JUDGE = 'harness_adapters.trainer:judge'\n", True),
+    # near miss: the rollouts naming the rule packs they start the proxy with: allowed
+    ("rollouts", "PLUGINS = ('harness_adapters.packs.traj2envs:checks',)\n", False),
+    # near miss: a string that only mentions a module, with no `:NAME`: not a reference
+    ("tasks", "HELP = 'see harness_adapters.serving for the server'\n", False),
 ]
 
 
@@ -185,7 +196,7 @@ def design_rows(text: str, heading: str) -> list[list[str]]:
 def named_modules(cell: str) -> set[str]:
     "The package modules a 'may use' cell names, parenthetical notes left out (`packs/common` is `packs.common`)."
     while re.search(r"\([^()]*\)", cell): cell = re.sub(r"\([^()]*\)", "", cell)
-    return {w.replace("/", ".") for w in re.findall(r"[a-z_]+(?:/[a-z_]+)?", cell)} & set(LAYERS)
+    return {w.replace("/", ".") for w in re.findall(r"[a-z_][a-z0-9_]*(?:/[a-z0-9_]+)?", cell)} & set(LAYERS)
 
 
 def design_mismatches(text: str) -> list[str]:
