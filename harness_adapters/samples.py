@@ -14,9 +14,9 @@ from .rollouts import Rollout, TurnTokens
 
 
 # %% auto #0
-__all__ = ['REWARD_KEYS', 'COUNTS', 'served_version', 'TrainerConfig', 'reward_parts', 'rollout_reward', 'group_advantages',
-           'TokenSequence', 'session_sequences', 'blocked_calls', 'trace_messages', 'group_samples', 'group_metrics',
-           'TrainingQueue']
+__all__ = ['BONUS_WEIGHT', 'MAX_CALLS', 'REWARD_KEYS', 'COUNTS', 'served_version', 'TrainerConfig', 'reward_parts',
+           'rollout_reward', 'group_advantages', 'TokenSequence', 'session_sequences', 'blocked_calls',
+           'trace_messages', 'group_samples', 'group_metrics', 'TrainingQueue']
 
 # %% ../nbs/10_samples.ipynb #1e7d45b6
 def served_version(model: str) -> int:
@@ -27,6 +27,9 @@ def served_version(model: str) -> int:
     return int(v)
 
 # %% ../nbs/10_samples.ipynb #9f64fe67
+BONUS_WEIGHT = 0.1   # the recipe's weight of the tool-call bonus: the one default, wherever a run or a reward needs one
+MAX_CALLS = 15       # calls at which the bonus reaches 0
+
 @dataclass
 class TrainerConfig:
     """Settings of one harness trainer that TRL's `AsyncGRPOConfig` does not hold.
@@ -37,7 +40,7 @@ class TrainerConfig:
             Several trainers sharing one server need distinct names.
 
     Parameters that control the reward:
-        bonus_weight (`float`, defaults to `0.1`): weight of the tool-call bonus `bonus_weight × (1 − calls/max_calls)`,
+        bonus_weight (`float`, defaults to `BONUS_WEIGHT`, 0.1): weight of the tool-call bonus `bonus_weight × (1 − calls/max_calls)`,
             paid only on correct rollouts (verifier score 1). The ablations use 0, 0.1 and 0.3.
         max_calls (`int`, defaults to `15`): tool calls at which the bonus reaches 0 (it never goes negative).
         scale_rewards (`bool`, defaults to `True`): divide group advantages by the group's standard deviation, as
@@ -62,8 +65,8 @@ class TrainerConfig:
     """
     harness: str = "pi"
     adapter_name: str | None = None
-    bonus_weight: float = 0.1
-    max_calls: int = 15
+    bonus_weight: float = BONUS_WEIGHT
+    max_calls: int = MAX_CALLS
     scale_rewards: bool = True
     rollouts_per_task: int = 8
     max_staleness: int = 4
@@ -79,13 +82,13 @@ class TrainerConfig:
         check_settings(self)                     # each setting's rule lives in config.SETTINGS
 
 # %% ../nbs/10_samples.ipynb #b59e6168
-def reward_parts(r: Rollout, bonus_weight: float = 0.1, max_calls: int = 15) -> tuple[float, float]:
+def reward_parts(r: Rollout, bonus_weight: float = BONUS_WEIGHT, max_calls: int = MAX_CALLS) -> tuple[float, float]:
     "(verifier score, tool-call bonus) of rollout `r`: (0, 0) when blocked; a bonus only when the score is 1."
     if r.blocked: return 0.0, 0.0
     bonus = bonus_weight * max(0.0, 1 - r.tool_calls / max_calls) if r.verifier_reward == 1.0 else 0.0
     return float(r.verifier_reward), bonus
 
-def rollout_reward(r: Rollout, bonus_weight: float = 0.1, max_calls: int = 15) -> float:
+def rollout_reward(r: Rollout, bonus_weight: float = BONUS_WEIGHT, max_calls: int = MAX_CALLS) -> float:
     "The scalar reward GRPO trains on: verifier score + tool-call bonus (0 when blocked)."
     return sum(reward_parts(r, bonus_weight, max_calls))
 

@@ -230,8 +230,8 @@ def build_trainer(preset, cfg: TrainerConfig, run_group: RunGroup, tasks: Sequen
     if threads and threads != torch.get_num_threads():
         print(f"training on {threads} CPU thread(s): the vLLM server's worker holds cores {server.cpu_cores}")
         torch.set_num_threads(threads)
-    cfg = replace(cfg, token_budget=cfg.token_budget or p.token_budget)   # one budget: TRL packs by it, the worker checks sessions against it
     args = grpo_args(p, cfg, output_dir, server.url, max_steps, **arg_overrides)
+    cfg = replace(cfg, token_budget=args.token_budget)   # one budget, as grpo_args resolved it: TRL packs by it, the worker checks sessions against it
     worker = HarnessRolloutWorker(run_group, tasks, cfg, server.adapters, base_model=server.name)
     lora = LoraConfig(r=p.lora_rank, lora_alpha=p.lora_alpha, target_modules=p.lora_targets, task_type="CAUSAL_LM")
     return HarnessGRPOTrainer(str(server.weights), args, registry=server.adapters, adapter_name=cfg.adapter_name,

@@ -17,7 +17,7 @@ from .rollouts import Rollout, rollout_from_dict, rollout_to_dict
 from .runs import (CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, ROLLOUTS,
     RunConfigMismatch, atomic_write, check_not_record, checkpoint_steps, config_diff, default_run_dir, last_checkpoint,
     mismatch_error, read_config, read_jsonl, save_rollout_files, trajectory_beside, train_rollout_files, trainer_folder, trim_metrics, write_config)
-from .samples import TrainerConfig, reward_parts, served_version
+from .samples import BONUS_WEIGHT, TrainerConfig, reward_parts, served_version
 from .tasks import find_task, resolve_tasks
 from .workspacetasks import shortcut_outcome
 from .tinytasks import training_tasks
@@ -52,7 +52,8 @@ class RunConfig:
         harness (`str`): `pi`, `opencode`, `hermes`, `all` (three trainers sharing one server), or a comma-separated
             list (`pi,hermes`).
         steps (`int`): optimiser steps the run should reach (a resumed run continues up to it).
-        bonus_weight (`float`): weight of the tool-call bonus (the ablations use 0, 0.1, 0.3).
+        bonus_weight (`float | None`): weight of the tool-call bonus; `None`: `samples.BONUS_WEIGHT`, the recipe's 0.1 (the
+            ablations use 0, 0.1, 0.3).
         guard (`str`): `on` (safeagents with both rule packs) or `off` (the proxy only captures).
         tasks (`str`): task set, one of `TASK_SETS`.
         seed (`int`): seed of the trainer (LoRA init, RNG) and of the task order.
@@ -77,7 +78,7 @@ class RunConfig:
     model: str = "tiny"
     harness: str = "pi"
     steps: int = 3
-    bonus_weight: float = 0.1
+    bonus_weight: float | None = None
     guard: str = "on"
     tasks: str = "tiny"
     seed: int = 0
@@ -108,10 +109,11 @@ class RunConfig:
         if self.task_rates is not None and not Path(self.task_rates).is_file():
             raise FileNotFoundError(f"task_rates {self.task_rates!r}: no such file (a rates file `harness-adapters measure` writes)")
         if self.run_dir is None: self.run_dir = default_run_dir(self.model, self.harness)
+        if self.bonus_weight is None: self.bonus_weight = BONUS_WEIGHT
         p, d = self.preset, self.run_defaults
         for k, v in dict(learning_rate=p.learning_rate, checkpoint_every=p.checkpoint_every, rollouts_per_task=p.rollouts_per_task,
                          groups_in_flight=max(1, p.sessions // p.rollouts_per_task), micro_batches=p.micro_batches,
-                         token_budget=p.token_budget, max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
+                         max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
             if getattr(self, k) is None and not isinstance(d.get(k), dict): setattr(self, k, d.get(k, v))
         check_settings(self)                                  # the resolved values, by the rules in config.SETTINGS
         self.check_tracking()
