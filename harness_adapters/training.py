@@ -34,7 +34,7 @@ __all__ = ['TASK_SETS', 'HARNESS_CHOICES', 'RUN_DEFAULTS', 'RESUMABLE', 'Session
 TASK_SETS = {"tiny": "the tiny qa family's train split, tasks whose measured base solve rate is in 0.1-0.7", "data": "the data family's train split",
              "workspace": "the workspace family's train split (answers only the sandbox holds: the agent must use its tools)",
              "workspace-narrow": "the workspace family's six original kinds (229 training tasks): the templates tiny-agent was warm-started on"}
-HARNESS_CHOICES = ("pi", "opencode", "hermes", "all")
+HARNESS_CHOICES = ("pi", "opencode", "hermes", "claude-code", "all")   # all: the recipe's three
 RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=96, session_timeout_s=600,
                              token_budget={"pi": 2048, "opencode": 3584, "hermes": 4608}),   # by harness: its prompt length
                 # tiny-agent: pi's lean prompt (~860 tokens) and several tool calls a session; an edit call takes ~100 tokens
@@ -49,8 +49,8 @@ class RunConfig:
 
     Parameters:
         model (`str`): preset (`tiny`, `lfm3`, `lfm25`, `twil`).
-        harness (`str`): `pi`, `opencode`, `hermes`, `all` (three trainers sharing one server), or a comma-separated
-            list (`pi,hermes`).
+        harness (`str`): `pi`, `opencode`, `hermes`, `claude-code`, `all` (the recipe's three trainers sharing one
+            server), or a comma-separated list (`pi,claude-code`).
         steps (`int`): optimiser steps the run should reach (a resumed run continues up to it).
         bonus_weight (`float | None`): weight of the tool-call bonus; `None`: `samples.BONUS_WEIGHT`, the recipe's 0.1 (the
             ablations use 0, 0.1, 0.3).
@@ -96,10 +96,6 @@ class RunConfig:
 
     def __post_init__(self):
         if self.model not in PRESETS: raise ValueError(f"unknown model {self.model!r}: choose one of {', '.join(PRESETS)}")
-        if "claude-code" in self.harness.split(","):   # a harness that runs and is guarded, but yields no samples yet
-            raise ValueError("harness 'claude-code' cannot be trained yet: its turns are captured with token ids, but the "
-                             "trainer's sample path is not yet tested on them, and no warm start uses its tools (issue 41); "
-                             "it runs in `rollout`, `measure` and `eval`")
         bad = [h for h in self.harness.split(",") if h not in HARNESS_CHOICES or (h == "all" and self.harness != "all")]
         if bad or len(set(self.harnesses)) != len(self.harnesses):
             raise ValueError(f"unknown harness {self.harness!r}: choose one of {', '.join(HARNESS_CHOICES)} "

@@ -157,6 +157,17 @@ def test_claude_code_with_tiny(server, tmp_path):
         assert t["prompt_token_ids"] and t["token_ids"] and len(t["logprobs"]) == len(t["token_ids"])
     assert max(len(t["prompt_token_ids"]) for t in r["turns"]) < 4096     # the lean configuration: a short first request
     assert json.loads((out / "trajectory.json").read_text())["steps"][0]["source"] in ("system", "user")
+    # the trainer's sample path on these turns: one row a session, every generated token trained, none else
+    from dataclasses import replace
+    from harness_adapters.rollouts import rollout_from_dict
+    from harness_adapters.samples import TrainerConfig, group_samples, session_sequences
+    ro = rollout_from_dict(r)
+    seqs, breaks = session_sequences(ro.turns)
+    assert breaks == 0 and len(seqs) == 1
+    assert sum(seqs[0].completion_mask) == sum(len(t.token_ids) for t in ro.turns)
+    group = [replace(ro, rollout_id="a", verifier_reward=1.0, blocked=False), replace(ro, rollout_id="b", verifier_reward=0.0)]
+    samples, counts = group_samples(group, 0, TrainerConfig("claude-code", rollouts_per_task=2, token_budget=8192))
+    assert len(samples) == 2 and counts["oversize"] == 0 and samples[0].advantage > 0 > samples[1].advantage
 
 
 @pytest.mark.slow
