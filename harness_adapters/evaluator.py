@@ -261,6 +261,7 @@ class EvalConfig:
         report_to (`str | None`): follow the results live (`tracking.EvalLog`): `trackio`, `tensorboard`, both, or
             `none`; `None`: trackio where it is installed. Each arm is logged as it finishes, into the project of the
             checkpoints' run, at its training step.
+        project (`str | None`): the tracking project; `None`: the checkpoints' run's name (an ablation names its own).
         check_tasks (`bool`, defaults to `True`): run the trial matrix on task folders that are not shipped tasks, and
             refuse those that fail it, before anything starts.
 
@@ -305,6 +306,7 @@ class EvalConfig:
     max_adapters: int | None = None
     unplanted: bool = False
     report_to: str | None = None
+    project: str | None = None
 
     def __post_init__(self):
         self.preset = get_preset(self.model)          # fails early, naming the known presets
@@ -322,11 +324,12 @@ class EvalConfig:
         self.trackers = report_targets(self.report_to)   # unknown or not installed: fails here, before a server starts
         for what, d in tracking_dirs(self.trackers, [Path(self.out) / "tensorboard"]).items(): check_writable(d, what)
 
-    def tracking(self) -> EvalLog | None:
-        "Where held-out results are followed live: the checkpoints' run's project (`tracking.EvalLog`), or None."
+    def tracking(self, ckpts: list[Checkpoint]) -> EvalLog | None:
+        "Where held-out results of `ckpts` are followed live (`tracking.EvalLog`), or None: the run's project, or `project`."
         if not self.trackers: return None
         run = Path(self.run_dir) if self.run_dir else _run_of(Path(self.checkpoints[0]))
-        return EvalLog(self.trackers, run.name, Path(self.out).name, Path(self.out) / "tensorboard")
+        return EvalLog(self.trackers, self.project or run.name, Path(self.out).name, Path(self.out) / "tensorboard",
+                       by_run=len({c.run for c in ckpts}) > 1)
 
 def _run_of(ckpt: Path) -> Path:
     "The run folder a checkpoint folder belongs to."
@@ -716,7 +719,7 @@ def evaluate(cfg: EvalConfig, server=None, proxy_url: str | None = None, progres
             return {c.arm: server.adapters.load(c.served_name, c.path) if server is not None else c.served_name for c in cs}
         def unload(cs: list[Checkpoint]) -> None:
             for c in cs if server is not None else []: server.adapters.unload(c.served_name)
-        track = cfg.tracking()
+        track = cfg.tracking(ckpts)
         try:
             ran = _run_all(cfg, ckpts, tasks, store, st.proxy_url, preset, slots, load, unload, progress, runner,
                            expected if cfg.watch else None, track)
@@ -742,7 +745,8 @@ def track_arms(track: EvalLog | None, results: list[EvalResult], n_tasks: int, a
     s = summary([r for r in ok if (r.harness, r.arm) in full], method)
     return sum(track.log(x.harness, x.arm, None if pd.isna(x.step) else int(x.step),
                          {"eval/pass@1": x.pass1, "eval/pass@1_ci95": x.pass1_ci, "eval/tool_calls_per_solved": x.calls_per_solved,
-                          "eval/blocked_calls_pct": x.blocked_pct, "eval/timeouts_pct": x.timeouts_pct, "eval/sessions": x.sessions})
+                          "eval/blocked_calls_pct": x.blocked_pct, "eval/timeouts_pct": x.timeouts_pct, "eval/sessions": x.sessions},
+                         run="" if pd.isna(x.run) else str(x.run))
                for x in s[s.slice == "all"].itertuples())
 
 def _place(waves: list[Wave], cur: int, slots: int, c: Checkpoint, jobs: list[EvalJob], tasks: list[Task]) -> int:

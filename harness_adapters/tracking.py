@@ -111,29 +111,37 @@ class TensorBoard:
 
 # %% ../nbs/10e_tracking.ipynb #e2ba3b31
 def trackers(targets: Sequence[str], run_dir: str | os.PathLike, harness: str, trainer_dir: str | os.PathLike,
-             config: dict | None = None) -> list:
-    "The sinks of one harness trainer for `targets` (`report_targets`), with the run's `config`."
+             config: dict | None = None, project: str | None = None) -> list:
+    """The sinks of one harness trainer for `targets` (`report_targets`), with the run's `config`: trackio run `harness`
+    in the project named after the run folder, or, in a `project` shared by several runs (an ablation's variants),
+    run `<run folder>-<harness>`."""
     out = []
-    if "trackio" in targets: out.append(Trackio(Path(run_dir).name, harness, config))
+    if "trackio" in targets:
+        name = harness if project is None else f"{Path(run_dir).name}-{harness}"
+        out.append(Trackio(project or Path(run_dir).name, name, config))
     if "tensorboard" in targets: out.append(TensorBoard(Path(trainer_dir) / "tensorboard", config))
     return out
 
 # %% ../nbs/10e_tracking.ipynb #df17f03e
 class EvalLog:
-    "Held-out results, one tracked run per harness (`<name>-<harness>`; TensorBoard: `folder/<harness>`) in `project`; each arm once."
-    def __init__(self, targets: Sequence[str], project: str, name: str, folder: str | os.PathLike):
-        self.targets, self.project, self.name, self.folder = list(targets), project, name, Path(folder)
+    """Held-out results, one tracked run per harness (`<name>-<harness>`; TensorBoard: `folder/<harness>`) in `project`,
+    each arm once; `by_run`: one per training run and harness (`<name>-<run>-<harness>`), for checkpoints of several runs
+    at the same steps (an ablation's variants)."""
+    def __init__(self, targets: Sequence[str], project: str, name: str, folder: str | os.PathLike, by_run: bool = False):
+        self.targets, self.project, self.name, self.folder, self.by_run = list(targets), project, name, Path(folder), by_run
         self.sinks: dict[str, list] = {}
         self.logged: set[tuple[str, str]] = set()
 
-    def log(self, harness: str, arm: str, step: int | None, values: dict) -> bool:
-        "Log arm `arm`'s `values` at `step` (None: the base model, step 0), unless it was logged; whether it was logged now."
+    def log(self, harness: str, arm: str, step: int | None, values: dict, run: str = "") -> bool:
+        """Log arm `arm`'s `values` at `step` (None: the base model, step 0), unless it was logged; whether it was logged
+        now. `run`: the training run of the arm's checkpoint (its own tracked run when `by_run`)."""
         if (harness, arm) in self.logged: return False
-        if harness not in self.sinks:
-            self.sinks[harness] = ([Trackio(self.project, f"{self.name}-{harness}")] if "trackio" in self.targets else []) \
-                                + ([TensorBoard(self.folder / harness)] if "tensorboard" in self.targets else [])
-            for s in self.sinks[harness]: s.start([])
-        for s in self.sinks[harness]: s.log({"step": int(step or 0), **values})
+        key = "-".join(x for x in (run if self.by_run else "", harness) if x)
+        if key not in self.sinks:
+            self.sinks[key] = ([Trackio(self.project, f"{self.name}-{key}")] if "trackio" in self.targets else []) \
+                            + ([TensorBoard(self.folder / key)] if "tensorboard" in self.targets else [])
+            for s in self.sinks[key]: s.start([])
+        for s in self.sinks[key]: s.log({"step": int(step or 0), **values})
         self.logged.add((harness, arm))
         return True
 

@@ -40,7 +40,7 @@ RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batc
                 # tiny-agent: pi's lean prompt (~860 tokens) and several tool calls a session; an edit call takes ~100 tokens
                 "tiny-agent": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=160, session_timeout_s=600,
                                    token_budget={"pi": 4096, "opencode": 4096, "hermes": 4608})}
-RESUMABLE = ("steps", "checkpoint_every", "run_dir", "report_to")      # may change between a run and its resume
+RESUMABLE = ("steps", "checkpoint_every", "run_dir", "report_to", "project")      # may change between a run and its resume
 
 
 @dataclass
@@ -65,6 +65,8 @@ class RunConfig:
         learning_rate (`float | None`), checkpoint_every (`int | None`): `None` keeps the preset's.
         report_to (`str | None`): where the run is followed live besides `metrics.jsonl` (`tracking`): `trackio`,
             `tensorboard`, both (`trackio,tensorboard`) or `none`; `None`: trackio where it is installed.
+        project (`str | None`): the trackio project; `None`: the run folder's name (a run per harness). An ablation
+            gives its variants one project (a run per variant and harness).
         rollouts_per_task, groups_in_flight, micro_batches, token_budget, max_tokens, session_timeout_s
             (`int | None`): `None` keeps the preset's (with `RUN_DEFAULTS` for the model on top). `max_tokens` and
             `session_timeout_s` reach the harness sessions through `session_preset`. A `RUN_DEFAULTS` token budget may
@@ -93,6 +95,7 @@ class RunConfig:
     max_tokens: int | None = None
     session_timeout_s: int | None = None
     report_to: str | None = None
+    project: str | None = None
 
     def __post_init__(self):
         if self.model not in PRESETS: raise ValueError(f"unknown model {self.model!r}: choose one of {', '.join(PRESETS)}")
@@ -268,7 +271,8 @@ def _build_run_trainer(run: RunConfig, harness: str, server, proxy_url: str, tas
                        heartbeat_stale_after_s=max(600, 3 * p.session_timeout_s),   # a group lasts up to a session timeout
                        report_to=targets or "none")           # TRL's own: its rollout traces go to trackio
     for cb in (PrinterCallback, ProgressCallback): tr.remove_callback(cb)
-    sinks = trackers(targets, run.run_dir, harness, d, config={"run_id": run_id, **run.identity(), **run.resolved()[harness]})
+    sinks = trackers(targets, run.run_dir, harness, d, config={"run_id": run_id, **run.identity(), **run.resolved()[harness]},
+                     project=run.project)
     log_metrics(tr, d / METRICS, sinks, harness=harness)
     if progress: tr.add_callback(RunProgress(tr, desc=harness))
     return tr, ckpt
