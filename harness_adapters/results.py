@@ -279,7 +279,7 @@ def shortcut_figure(c: ShortcutCurve, df: pd.DataFrame):
 # %% ../nbs/11a_results.ipynb #b7dc1538
 _WARM, _NOVEL, _BREADTH = "runs/tiny-agent/eval-heldout", "runs/tiny-agent/eval-novel", "runs/tiny-agent/eval-breadth-novel"
 _S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
-_G0W = "runs/tiny-agent/grpo-s0-eval-workspace"
+_G0W, _G0N = "runs/tiny-agent/grpo-s0-eval-workspace", "runs/tiny-agent/grpo-s0-eval-novel"
 RESULTS = [
     Result("tiny-grpo-heldout", "GRPO on tiny, step 24 against the base model, 21 held-out tiny tasks, two seeds and pooled.",
            Arm("tiny", (_S0, _S1), "base"),
@@ -301,6 +301,10 @@ RESULTS = [
     Result("grpo-s0-workspace", "GRPO seed 0 (30 steps) against its warm start, tiny-agent, 59 held-out workspace tasks.",
            Arm("tiny-agent", (_G0W,), "base"), (Arm("GRPO s0 step 30", (_G0W,), "grpo-narrow-s0/step-30"),),
            "4 sessions a task and arm in pi through safeagents, one server; what would count is in `runs/tiny-agent/RECORD.md`."),
+    Result("grpo-s0-novel", "GRPO seed 0 (30 steps) against its warm start, tiny-agent, 36 held-out tasks of new kinds.",
+           Arm("tiny-agent", (_G0N,), "base"), (Arm("GRPO s0 step 30", (_G0N,), "grpo-narrow-s0/step-30"),),
+           "4 sessions a task and arm in pi through safeagents, one server; what would count is in `runs/tiny-agent/RECORD.md`.",
+           slices=("all", "difficulty")),
 ]
 
 CURVES: list = []   # the learning curves (`Curve`) and shortcut curves (`ShortcutCurve`), once their runs are made
