@@ -172,10 +172,10 @@ def result_markdown(res: Result, df: pd.DataFrame) -> str:
 # %% ../nbs/11a_results.ipynb #4fbc7702
 @dataclass(frozen=True)
 class Curve:
-    "A learning-curve figure: each series is one run's checkpoints (and its warm start, the `base` arm) in one evaluation."
+    "A learning-curve figure: each series is one run's checkpoints (and its warm start, the `base` arm) in its evaluations."
     name: str            # `runs/results/<name>.csv` and `figures/<name>.png`
     title: str
-    series: tuple        # (label, evaluation folder) pairs: one run (seed) each
+    series: tuple        # (label, evaluation folder or a tuple of them, pieces of one run's evaluation) pairs: one run (seed) each
     harness: str = "pi"
 
     def frame(self, root: str | Path = ".") -> pd.DataFrame: return curve_frame(self, root)
@@ -189,19 +189,22 @@ def _mean_interval(x) -> tuple[float, float, float, int]:
 def curve_frame(c: Curve, root: str | Path = ".") -> pd.DataFrame:
     "One row per (series, held-out set, step): pass@1 and calls per solved session, each with its 95% interval over tasks."
     rows = []
-    for label, ev in c.series:
-        results = ResultStore(Path(root) / ev).read()
-        st = eval_status(results, Path(root) / ev)
-        if st["partial"]: raise PartialEvaluation(f"{ev}: {st['line'].split('.')[0]}; a partial evaluation is not quoted")
-        steps = {r.arm: (r.step or 0) for r in results if r.harness == c.harness}
-        for arm, step in sorted(steps.items(), key=lambda kv: kv[1]):
-            t = arm_tasks(arm_sessions(Path(root), Arm(label, (ev,), arm, c.harness)))
-            fam = {r.task_id: r.family for r in results}
-            for hset, tg in t.groupby(t.index.map(fam)):
-                p, k = _mean_interval(100 * tg.pass1), _mean_interval(tg.calls_solved)
-                rows.append(dict(series=label, heldout=hset, step=step, arm=arm, tasks=len(tg), pass1=p[0], pass1_lo=p[1],
-                                 pass1_hi=p[2], calls_solved=k[0], calls_solved_lo=k[1], calls_solved_hi=k[2], solved_tasks=k[3]))
-    return pd.DataFrame(rows)
+    for label, evs in c.series:
+        seen = {}   # (held-out set, step) -> the folder it came from: one point each
+        for ev in (evs,) if isinstance(evs, str) else evs:
+            results = ResultStore(Path(root) / ev).read()
+            st = eval_status(results, Path(root) / ev)
+            if st["partial"]: raise PartialEvaluation(f"{ev}: {st['line'].split('.')[0]}; a partial evaluation is not quoted")
+            steps, fam = {r.arm: (r.step or 0) for r in results if r.harness == c.harness}, {r.task_id: r.family for r in results}
+            for arm, step in sorted(steps.items(), key=lambda kv: kv[1]):
+                t = arm_tasks(arm_sessions(Path(root), Arm(label, (ev,), arm, c.harness)))
+                for hset, tg in t.groupby(t.index.map(fam)):
+                    if (hset, step) in seen: raise ValueError(f"{label}: step {step} on {hset} is in both {seen[hset, step]} and {ev}; name one")
+                    seen[hset, step] = ev
+                    p, k = _mean_interval(100 * tg.pass1), _mean_interval(tg.calls_solved)
+                    rows.append(dict(series=label, heldout=hset, step=step, arm=arm, eval=ev, tasks=len(tg), pass1=p[0], pass1_lo=p[1],
+                                     pass1_hi=p[2], calls_solved=k[0], calls_solved_lo=k[1], calls_solved_hi=k[2], solved_tasks=k[3]))
+    return pd.DataFrame(rows).sort_values(["series", "heldout", "step"], kind="stable", ignore_index=True) if rows else pd.DataFrame(rows)
 
 def curve_figure(c: Curve, df: pd.DataFrame):
     "Held-out pass@1 and calls per solved session against step: a line per (series, held-out set), 95% intervals as bars."
