@@ -1422,6 +1422,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                         'harness_adapters/tracking.py'),
                                            'harness_adapters.tracking.report_targets': ( 'tracking.html#report_targets',
                                                                                          'harness_adapters/tracking.py'),
+                                           'harness_adapters.tracking.sinks': ('tracking.html#sinks', 'harness_adapters/tracking.py'),
                                            'harness_adapters.tracking.trackers': ('tracking.html#trackers', 'harness_adapters/tracking.py'),
                                            'harness_adapters.tracking.tracking_dirs': ( 'tracking.html#tracking_dirs',
                                                                                         'harness_adapters/tracking.py'),

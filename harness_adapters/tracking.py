@@ -11,7 +11,7 @@ from huggingface_hub.constants import HF_HOME
 
 # %% auto #0
 __all__ = ['TRACKERS', 'EXTRA', 'NOT_METRICS', 'TrackingError', 'installed', 'default_report_to', 'report_targets', 'trackio_dir',
-           'tracking_dirs', 'check_writable', 'metric_values', 'Trackio', 'TensorBoard', 'trackers', 'EvalLog']
+           'tracking_dirs', 'check_writable', 'metric_values', 'Trackio', 'TensorBoard', 'sinks', 'trackers', 'EvalLog']
 
 # %% ../nbs/10e_tracking.ipynb #649edb99
 TRACKERS = {"trackio": "trackio", "tensorboard": "tensorboard"}   # report_to name -> the module it needs
@@ -110,17 +110,21 @@ class TensorBoard:
         if self.writer is not None: self.writer.close()
 
 # %% ../nbs/10e_tracking.ipynb #e2ba3b31
+def sinks(targets: Sequence[str], # `report_targets`
+          project: str, name: str, # trackio's project and run
+          tb_folder: str | os.PathLike, # TensorBoard's event folder
+          config: dict | None = None) -> list:
+    "The sinks of one tracked run, one per target: the one place a target name becomes a sink."
+    return ([Trackio(project, name, config)] if "trackio" in targets else []) \
+         + ([TensorBoard(tb_folder, config)] if "tensorboard" in targets else [])
+
 def trackers(targets: Sequence[str], run_dir: str | os.PathLike, harness: str, trainer_dir: str | os.PathLike,
              config: dict | None = None, project: str | None = None) -> list:
     """The sinks of one harness trainer for `targets` (`report_targets`), with the run's `config`: trackio run `harness`
     in the project named after the run folder, or, in a `project` shared by several runs (an ablation's variants),
     run `<run folder>-<harness>`."""
-    out = []
-    if "trackio" in targets:
-        name = harness if project is None else f"{Path(run_dir).name}-{harness}"
-        out.append(Trackio(project or Path(run_dir).name, name, config))
-    if "tensorboard" in targets: out.append(TensorBoard(Path(trainer_dir) / "tensorboard", config))
-    return out
+    name = harness if project is None else f"{Path(run_dir).name}-{harness}"
+    return sinks(targets, project or Path(run_dir).name, name, Path(trainer_dir) / "tensorboard", config)
 
 # %% ../nbs/10e_tracking.ipynb #df17f03e
 class EvalLog:
@@ -138,8 +142,7 @@ class EvalLog:
         if (harness, arm) in self.logged: return False
         key = "-".join(x for x in (run if self.by_run else "", harness) if x)
         if key not in self.sinks:
-            self.sinks[key] = ([Trackio(self.project, f"{self.name}-{key}")] if "trackio" in self.targets else []) \
-                            + ([TensorBoard(self.folder / key)] if "tensorboard" in self.targets else [])
+            self.sinks[key] = sinks(self.targets, self.project, f"{self.name}-{key}", self.folder / key)
             for s in self.sinks[key]: s.start([])
         for s in self.sinks[key]: s.log({"step": int(step or 0), **values})
         self.logged.add((harness, arm))

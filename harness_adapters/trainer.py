@@ -20,7 +20,7 @@ from trl.experimental.async_grpo.async_grpo_trainer import save_lora_adapter
 import harness_adapters
 from .config import get_preset, load_ref
 from .cpu_attention import cpu_safe_peak_flops, register_tree_attention_torch
-from .harnesses import get_harness
+from .harnesses import CLAUDE_LEAN_TOOLS, get_harness
 from .rollouts import PACKS, Rollout
 from .runs import append_jsonl, read_jsonl
 from .samples import TrainerConfig, TrainingQueue
@@ -270,8 +270,12 @@ def run_card(preset, harness: str, run_id: str, adapter_name: str | None = None,
             "harness": {"name": h.name, "version": h.version, "package": h.package},
             "tool_policy": {"config": "lean" if lean else "harness defaults", "agent_steps": p.agent_steps,
                             "session_timeout_s": p.session_timeout_s,
-                            **({"pi_tools": list(p.pi_tools)} if p.pi_tools else {}),
-                            **({"pi_system_prompt": p.pi_system_prompt} if p.pi_system_prompt is not None else {})},
+                            # pi's tools are pi's alone; Claude Code, lean, is offered its own (the evaluator restores pi's)
+                            **({"pi_tools": list(p.pi_tools)} if p.pi_tools and h.name == "pi" else {}),
+                            **({"tools": list(CLAUDE_LEAN_TOOLS)} if lean and h.name == "claude-code" else {}),
+                            # the preset's system prompt, which pi and Claude Code are given (the others have their own)
+                            **({"pi_system_prompt": p.pi_system_prompt}
+                               if p.pi_system_prompt is not None and h.name in ("pi", "claude-code") else {})},
             "detectors": detector_bundle(plugins, guard),
             "license_note": p.license_note,
             "training": dict(training or {})}

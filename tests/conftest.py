@@ -1,5 +1,5 @@
 """Shared fixtures: the tiny model, LoRA adapters made with PEFT, and one real vLLM server for the whole test session."""
-import contextlib, json, os, tempfile
+import atexit, contextlib, json, os, shutil, tempfile
 from pathlib import Path
 import pytest
 
@@ -8,6 +8,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # when first imported, writes into this session's own folder, never the user's.
 os.environ["HARNESS_ADAPTERS_REPORT_TO"] = "none"
 os.environ["TRACKIO_DIR"] = tempfile.mkdtemp(prefix="trackio-tests-")
+atexit.register(shutil.rmtree, os.environ["TRACKIO_DIR"], ignore_errors=True)
 
 
 def make_adapter(dest: Path, base: Path, seed: int | None, rank: int = 32) -> Path:
