@@ -1,0 +1,45 @@
+"""The README and the pages under docs/: every relative link reaches a file of the checkout, every #anchor a heading."""
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def slug(heading: str) -> str:
+    "GitHub's anchor for a Markdown heading: lower case, punctuation dropped, spaces to hyphens."
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    out, fence = set(), False
+    for line in page.read_text().splitlines():
+        if line.startswith("```"): fence = not fence
+        elif not fence and (m := re.match(r"#{1,6} (.*)", line)): out.add(slug(m.group(1)))
+    return out
+
+
+def broken_links(root: Path = ROOT) -> tuple[int, list[str]]:
+    "How many relative links README.md and docs/*.md hold, and each one that does not resolve."
+    bad, n = [], 0
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)   # code blocks hold no links
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target): continue                   # http:, mailto:
+            n += 1
+            path, _, frag = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            if not dest.exists(): bad.append(f"{page.relative_to(root)}: {target} (no such file)")
+            elif frag and dest.suffix == ".md" and frag not in anchors(dest): bad.append(f"{page.relative_to(root)}: {target} (no such heading)")
+    return n, bad
+
+
+def test_every_docs_link_resolves():
+    n, bad = broken_links()
+    assert n > 50 and not bad, "\n".join(bad)
+
+
+def test_a_broken_link_is_named(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text("# Top\n\n[ok](docs/a.md#a-page) [gone](docs/b.md) [here](#nowhere)\n")
+    (tmp_path / "docs/a.md").write_text("# A page\n")
+    assert broken_links(tmp_path) == (3, ["README.md: docs/b.md (no such file)", "README.md: #nowhere (no such heading)"])
