@@ -17,14 +17,8 @@ DATA = Path(__file__).parent / "data" / "trajectories"
 TEACHER = Path(__file__).parent / "data" / "teacher"
 
 
-def builder_data(dest):
-    "DATA as these tests count it: a copy without public/ (the survey corpus of published trajectories, see its SOURCES.md)."
-    shutil.copytree(DATA, dest, ignore=lambda d, names: ["public"] if Path(d).resolve() == DATA.resolve() else [], dirs_exist_ok=True)
-    return dest
-
-
 def build(out):
-    return build_envs(builder_data(out.parent / "trajectories"), BuildConfig(out, RecordedTeacher(TEACHER), heldout_percent=50), progress=False)
+    return build_envs(DATA, BuildConfig(out, RecordedTeacher(TEACHER), heldout_percent=50), progress=False)
 
 
 @pytest.fixture(scope="module")

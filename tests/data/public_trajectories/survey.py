@@ -2,7 +2,7 @@
 
 Run from the repository root (no model, network or sandbox needed; about half a minute):
 
-    PYTHONPATH=$PWD python tests/data/trajectories/public/survey.py > tests/data/trajectories/public/SURVEY.md
+    PYTHONPATH=$PWD python tests/data/public_trajectories/survey.py > tests/data/public_trajectories/SURVEY.md
 
 It reads every file with `harness_adapters.envfacts.read_sources` exactly as `harness-adapters envs build` would,
 then runs `harness_adapters.envbuilder.build_envs` on the same folder with no teacher and the trial matrix off
