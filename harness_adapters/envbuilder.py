@@ -103,14 +103,14 @@ echo "check exited $rc"
 
 # %% ../nbs/12c_envbuilder.ipynb #542cc05a
 def repair_files(c: Candidate) -> tuple[str, dict, dict]:
-    "instruction, tests and solution of a repair task."
+    "instruction, tests and solution of a repair task (the planted-file set written sorted: a `set`'s order changes with the hash seed)."
     check = to_workspace(c.check, c.root)
     protected = sorted(p for p in c.before if is_test_file(p) or os.path.basename(p) in PLANTABLE)
     failing = "\n".join(to_workspace(c.failing_output, c.root).strip().splitlines()[-25:])
     instruction = (f"# Make `{check}` pass\n\nIn /workspace, `{check}` fails:\n\n```\n{failing}\n```\n\n"
                    "Fix the code so that the command passes. Do not change the tests: they are put back as they are now "
                    f"before grading.\n\nThe project was written for this request:\n\n> {to_workspace(c.instruction, c.root).strip()}\n")
-    tests = {"test.sh": REPAIR_SH.replace("{plantable}", repr(set(PLANTABLE))).replace("{timeout}", "100").replace("{check}", shlex.quote(check)),
+    tests = {"test.sh": REPAIR_SH.replace("{plantable}", "{" + ", ".join(map(repr, sorted(PLANTABLE))) + "}").replace("{timeout}", "100").replace("{check}", shlex.quote(check)),
              "protected.txt": "".join(p + "\n" for p in protected), **{f"pristine/{p}": c.before[p] for p in protected}}
     changed, removed = oracle_files(c)
     weaken = "".join(heredoc(p, "def test_nothing():\n    assert True\n") for p in protected if p.endswith(".py") and os.path.basename(p) != "conftest.py")
