@@ -103,14 +103,14 @@ echo "check exited $rc"
 
 # %% ../nbs/12c_envbuilder.ipynb #542cc05a
 def repair_files(c: Candidate) -> tuple[str, dict, dict]:
-    "instruction, tests and solution of a repair task."
+    "instruction, tests and solution of a repair task (the planted-file set written sorted: a `set`'s order changes with the hash seed)."
     check = to_workspace(c.check, c.root)
     protected = sorted(p for p in c.before if is_test_file(p) or os.path.basename(p) in PLANTABLE)
     failing = "\n".join(to_workspace(c.failing_output, c.root).strip().splitlines()[-25:])
     instruction = (f"# Make `{check}` pass\n\nIn /workspace, `{check}` fails:\n\n```\n{failing}\n```\n\n"
                    "Fix the code so that the command passes. Do not change the tests: they are put back as they are now "
                    f"before grading.\n\nThe project was written for this request:\n\n> {to_workspace(c.instruction, c.root).strip()}\n")
-    tests = {"test.sh": REPAIR_SH.replace("{plantable}", repr(set(PLANTABLE))).replace("{timeout}", "100").replace("{check}", shlex.quote(check)),
+    tests = {"test.sh": REPAIR_SH.replace("{plantable}", "{" + ", ".join(map(repr, sorted(PLANTABLE))) + "}").replace("{timeout}", "100").replace("{check}", shlex.quote(check)),
              "protected.txt": "".join(p + "\n" for p in protected), **{f"pristine/{p}": c.before[p] for p in protected}}
     changed, removed = oracle_files(c)
     weaken = "".join(heredoc(p, "def test_nothing():\n    assert True\n") for p in protected if p.endswith(".py") and os.path.basename(p) != "conftest.py")
@@ -262,8 +262,9 @@ def build_candidate(c: Candidate, src: Source, rp: Replay, cfg: BuildConfig) -> 
 
 # %% ../nbs/12c_envbuilder.ipynb #a1f8ef63
 def build_source(src: Source, cfg: BuildConfig, engine=None) -> dict:
-    "Every step for one trajectory: its record (status, candidates, drops)."
+    "Every step for one trajectory: its record (status, candidates, drops, and the repairs reading it needed)."
     rec = {"key": src.key, "origin": src.origin, "kind": src.kind, "candidates": [], "drops": []}
+    if src.repairs: rec["repairs"] = dict(src.repairs)   # what reading it assumed (envfacts.lenient)
     if src.error:
         return rec | {"status": "malformed", "drops": [_drop_dict(Drop(src.key, "read", "read: malformed trajectory", src.error))]}
     try: findings = screen(src.trajectory, engine)
@@ -286,24 +287,29 @@ def build_source(src: Source, cfg: BuildConfig, engine=None) -> dict:
 
 # %% ../nbs/12c_envbuilder.ipynb #81534577
 def summarise(records: list[dict]) -> dict:
-    "The run's table from its records: trajectories in, candidates and kept tasks per family, drop reasons."
+    "The run's table from its records: trajectories in, those repaired on reading (by repair), candidates and kept tasks per family, drop reasons."
     fams = [f for f in FAMILIES if f not in ("data", "workspace", "novel")]  # the families the builder makes
-    s = {"trajectories_in": len(records), "status": {}, "candidates": {f: 0 for f in fams}, "kept": {f: 0 for f in fams},
-         "drop_reasons": {}, "split": {"train": 0, "heldout": 0}, "tasks": []}
+    s = {"trajectories_in": len(records), "status": {}, "repaired": 0, "repairs": {}, "candidates": {f: 0 for f in fams},
+         "kept": {f: 0 for f in fams}, "drop_reasons": {}, "split": {"train": 0, "heldout": 0}, "tasks": []}
     for r in records:
         s["status"][r["status"]] = s["status"].get(r["status"], 0) + 1
+        s["repaired"] += bool(r.get("repairs"))
+        for k in r.get("repairs") or {}: s["repairs"][k] = s["repairs"].get(k, 0) + 1
         for c in r["candidates"]:
             s["candidates"][c["family"]] += 1
             if c["kept"]: s["kept"][c["family"]] += 1; s["split"][c["split"]] += 1; s["tasks"].append(c["id"])
         for d in r["drops"]: s["drop_reasons"][d["reason"]] = s["drop_reasons"].get(d["reason"], 0) + 1
     s["status"] = dict(sorted(s["status"].items())); s["drop_reasons"] = dict(sorted(s["drop_reasons"].items(), key=lambda kv: (-kv[1], kv[0])))
+    s["repairs"] = dict(sorted(s["repairs"].items(), key=lambda kv: (-kv[1], kv[0])))
     s["tasks"].sort()
     return s
 
 # %% ../nbs/12c_envbuilder.ipynb #da75ea77
 def summary_table(s: dict) -> str:
     "The summary as Markdown tables."
-    lines = [f"trajectories in: {s['trajectories_in']} (" + ", ".join(f"{k}: {v}" for k, v in s["status"].items()) + ")", "",
+    repairs = s.get("repairs") or {}
+    lines = [f"trajectories in: {s['trajectories_in']} (" + ", ".join(f"{k}: {v}" for k, v in s["status"].items()) + ")",
+             f"repaired on reading: {s.get('repaired', 0)}" + (" (" + ", ".join(f"{k}: {v}" for k, v in repairs.items()) + ")" if repairs else ""), "",
              "| family | candidates | kept |", "|---|---:|---:|"]
     lines += [f"| {f} | {s['candidates'][f]} | {s['kept'][f]} |" for f in s["candidates"]]
     lines += [f"| **all** | {sum(s['candidates'].values())} | {sum(s['kept'].values())} |", "",
@@ -348,7 +354,7 @@ def score_tasks(out: Path, harness: str, proxy_url: str, model: str, attempts: i
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="harness-adapters envs", description="Build verifiable tasks from agent trajectories.")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="trajectories (ATIF 1.4-1.8, pi session logs) in, Harbor task folders out")
+    b = sub.add_parser("build", help="trajectories (ATIF 1.2-1.8 read leniently, pi session logs) in, Harbor task folders out")
     b.add_argument("inputs", help="a trajectory file or a folder of them"); b.add_argument("out", help="the run folder")
     t = b.add_mutually_exclusive_group()
     t.add_argument("--teacher-url", help="an OpenAI-compatible base URL (ending in /v1) for the teacher model")

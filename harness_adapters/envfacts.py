@@ -4,7 +4,7 @@
 
 # %% ../nbs/12a_envfacts.ipynb #d3a7fe8b
 from __future__ import annotations
-import json, os, re, shlex, hashlib, posixpath
+import copy, json, os, re, shlex, hashlib, posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -15,24 +15,26 @@ from .atif_io import content_text, pi_branch, pi_session_steps
 from .detectors import Finding, load_plugin, severity_name
 
 # %% auto #0
-__all__ = ['ATIF_VERSIONS', 'SCREEN_PLUGINS', 'PATH_KEYS', 'CONTENT_KEYS', 'SHELL_NAMES', 'EXIT_PATTERNS', 'SILENT_SUCCESS',
-           'PYTEST_SUMMARY', 'HEREDOC', 'CD', 'CHECK', 'PYTHON_CHECK', 'INSTALL', 'TEST_FILE', 'DATA_FILE', 'NUMBER',
-           'RULES', 'Source', 'source_key', 'atif_problem', 'pi_trajectory', 'read_file', 'input_files', 'read_sources',
-           'screen_engine', 'screen', 'Action', 'classify', 'exit_code', 'Command', 'Change', 'Replay', 'harness_of',
-           'norm_path', 'replay', 'is_check', 'is_python_check', 'is_test_file', 'Candidate', 'Drop', 'project_root',
-           'relative', 'find_repairs', 'find_builds', 'find_extends', 'find_qa', 'find_work']
+__all__ = ['ATIF_VERSIONS', 'ROLES', 'RESULT_FOR', 'REPAIRS', 'SCREEN_PLUGINS', 'PATH_KEYS', 'CONTENT_KEYS', 'SHELL_NAMES',
+           'EXIT_PATTERNS', 'SILENT_SUCCESS', 'PYTEST_SUMMARY', 'HEREDOC', 'CD', 'CHECK', 'PYTHON_CHECK', 'INSTALL',
+           'TEST_FILE', 'DATA_FILE', 'NUMBER', 'RULES', 'Source', 'source_key', 'atif_problem', 'Repair', 'lenient',
+           'pi_trajectory', 'read_file', 'input_files', 'read_sources', 'screen_engine', 'screen', 'Action', 'classify',
+           'exit_code', 'Command', 'Change', 'Replay', 'harness_of', 'norm_path', 'replay', 'is_check',
+           'is_python_check', 'is_test_file', 'Candidate', 'Drop', 'project_root', 'relative', 'find_repairs',
+           'find_builds', 'find_extends', 'find_qa', 'find_work']
 
 # %% ../nbs/12a_envfacts.ipynb #4a807211
-ATIF_VERSIONS = ("1.4", "1.5", "1.6", "1.7", "1.8")  # the ATIF versions people publish that the atif models read
+ATIF_VERSIONS = ("1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8")  # the ATIF versions people publish; the atif 1.8 models read them all
 
 @dataclass(slots=True)
 class Source:
-    "One trajectory as read: where it came from, and the ATIF dict or what is wrong with it."
+    "One trajectory as read: where it came from, the ATIF dict or what is wrong with it, and what reading it assumed."
     key: str                 # stable and file-name safe: slug of the relative path (+ line) and a short hash
     origin: str              # the path relative to the input root, `#N` for line N of a JSON-lines file
     kind: str                # atif | pi
     trajectory: dict | None = None
     error: str | None = None # why it cannot be used (then `trajectory` is None)
+    repairs: dict = field(default_factory=dict)  # repair name -> what was assumed (`lenient`), in `REPAIRS` order
 
 def source_key(origin: str) -> str:
     "A file-name-safe key for `origin`: its slug and 8 hex digits of its hash."
@@ -64,6 +66,173 @@ def atif_problem(d) -> str | None:
         return "; ".join((["lacks " + ", ".join(lacks)] if lacks else []) + other[:3])
     return None
 
+# %% ../nbs/12a_envfacts.ipynb #7e1a2c02
+def _steps(d: dict) -> list[dict]:
+    return [s for s in d["steps"] if isinstance(s, dict)] if isinstance(d.get("steps"), list) else []
+
+def _calls(s: dict) -> list[dict]:
+    return [c for c in s["tool_calls"] if isinstance(c, dict)] if isinstance(s.get("tool_calls"), list) else []
+
+def _results_of(s: dict) -> list[dict]:
+    o = s.get("observation")
+    return [r for r in o["results"] if isinstance(r, dict)] if isinstance(o, dict) and isinstance(o.get("results"), list) else []
+
+def _where(ids: list, what: str = "step") -> str:
+    "`step 3`, `steps 1, 2, 4`, or `12 steps: 1, 2, 3, …`: where a repair applied."
+    ids = [str(i) for i in dict.fromkeys(ids)]
+    if len(ids) == 1: return f"{what} {ids[0]}"
+    return f"{what}s " + ", ".join(ids) if len(ids) <= 6 else f"{len(ids)} {what}s: " + ", ".join(ids[:3]) + ", …"
+
+# %% ../nbs/12a_envfacts.ipynb #7e1a2c03
+def _version_spelling(d: dict) -> str | None:
+    v = d.get("schema_version")
+    m = re.fullmatch(r"v?(\d+\.\d+)", v) if isinstance(v, str) else None
+    if not (m and m.group(1) in ATIF_VERSIONS): return None
+    d["schema_version"] = f"ATIF-v{m.group(1)}"
+    return f"schema_version {v!r} read as ATIF-v{m.group(1)}"
+
+def _old_version(d: dict) -> str | None:
+    v = d.get("schema_version")
+    return f"schema_version {v} read as v1.8" if v in ("ATIF-v1.2", "ATIF-v1.3") else None
+
+def _no_agent(d: dict) -> str | None:
+    if "agent" in d: return None
+    d["agent"] = {"name": "unknown", "version": "unknown"}
+    return "agent missing: placeholder (name and version 'unknown')"
+
+def _agent_model(d: dict) -> str | None:
+    a, done = d.get("agent"), []
+    if not isinstance(a, dict): return None
+    if "model" in a and "model_name" not in a: a["model_name"] = a.pop("model"); done.append("agent.model → model_name")
+    if "provider" in a: a["extra"] = {**(a.get("extra") or {}), "provider": a.pop("provider")}; done.append("agent.provider → agent.extra")
+    return ", ".join(done) or None
+
+def _final_metrics(d: dict) -> str | None:
+    f, done = d.get("final_metrics"), []
+    if not isinstance(f, dict): return None
+    for k in ("prompt_tokens", "completion_tokens"):
+        if k in f and f"total_{k}" not in f: f[f"total_{k}"] = f.pop(k); done.append(f"{k} → total_{k}")
+    return "final_metrics " + ", ".join(done) if done else None
+
+# %% ../nbs/12a_envfacts.ipynb #7e1a2c04
+ROLES = {"user": "user", "agent": "assistant", "system": "system"}  # ATIF step source -> OpenAI chat role
+
+def _chat(m) -> list | None:
+    "The OpenAI chat messages that a step's `message` holds (a list of them, or one), else None."
+    if isinstance(m, dict) and "role" in m: return [m]
+    if isinstance(m, list) and m and all(isinstance(x, dict) and "role" in x for x in m): return m
+    return None
+
+def _resent_chat(d: dict) -> str | None:
+    ids = []
+    for s in _steps(d):
+        msgs = _chat(s.get("message"))
+        if s.get("source") == "user" and msgs and any(x.get("role") == "assistant" for x in msgs) and not s.get("is_copied_context"):
+            s["is_copied_context"] = True; ids.append(s.get("step_id"))
+    return f"{_where(ids)}: the chat so far resent (assistant turns in it) read as copied context, not a new request" if ids else None
+
+def _chat_message(d: dict) -> str | None:
+    ids = []
+    for s in _steps(d):
+        msgs = _chat(s.get("message"))
+        if msgs is None: continue
+        own = [x for x in msgs if x.get("role") == ROLES.get(s.get("source"))]
+        if s.get("source") == "agent" and not _calls(s) and any(x.get("tool_calls") for x in own): continue  # calls only in chat form
+        s["message"] = "\n\n".join(t for t in (content_text(x.get("content")) for x in own) if t); ids.append(s.get("step_id"))
+    return f"message: OpenAI chat messages → text of the step's own role ({_where(ids)})" if ids else None
+
+def _null_message(d: dict) -> str | None:
+    ids = []
+    for s in _steps(d):
+        if s.get("source") in ("agent", "system") and "message" in s and s["message"] is None: s["message"] = ""; ids.append(s.get("step_id"))
+    return f"message null → empty text ({_where(ids)})" if ids else None
+
+def _step_model_name(d: dict) -> str | None:
+    ids = []
+    for s in _steps(d):
+        if s.get("source") in ("user", "system") and "model_name" in s:
+            s["extra"] = {**(s.get("extra") or {}), "model_name": s.pop("model_name")}; ids.append(s.get("step_id"))
+    return f"model_name on a user or system step → its extra ({_where(ids)})" if ids else None
+
+# %% ../nbs/12a_envfacts.ipynb #7e1a2c05
+RESULT_FOR = re.compile(r"Tool result for (\S+)")  # the message of a step that holds one call's result
+
+def _tool_call_names(d: dict) -> str | None:
+    n = 0
+    for s in _steps(d):
+        for c in _calls(s):
+            if {"id", "name"} <= set(c) and not {"tool_call_id", "function_name"} & set(c):
+                c["tool_call_id"], c["function_name"] = c.pop("id"), c.pop("name"); n += 1
+    return f"tool call id/name → tool_call_id/function_name ({n} call{'s' * (n != 1)})" if n else None
+
+def _tool_result_object(d: dict) -> str | None:
+    ids = []
+    for s in _steps(d):
+        o = s.get("observation")
+        if not (isinstance(o, dict) and "results" not in o and o.get("type") == "tool_result"): continue
+        m = RESULT_FOR.fullmatch(s["message"].strip()) if isinstance(s.get("message"), str) else None
+        r = {"source_call_id": m.group(1)} if m else {}
+        s["observation"] = {"results": [r | {"content": o.get("content"), "extra": {k: v for k, v in o.items() if k != "content"}}]}
+        ids.append(s.get("step_id"))
+    return f"observation {{type, content, result}} → one result for the call its message names ({_where(ids)})" if ids else None
+
+def _content_object(d: dict) -> str | None:
+    n = 0
+    for s in _steps(d):
+        for r in _results_of(s):
+            if isinstance(r.get("content"), dict): r["content"] = json.dumps(r["content"], ensure_ascii=False); n += 1
+    return f"observation content object → JSON text ({n} result{'s' * (n != 1)})" if n else None
+
+def _results_apart(d: dict) -> str | None:
+    steps, frm, to = _steps(d), [], []
+    owner = {}
+    for s in steps:
+        for c in _calls(s): owner.setdefault(c.get("tool_call_id"), s)
+    for s in steps:
+        here, keep, moved = {c.get("tool_call_id") for c in _calls(s)}, [], False
+        for r in _results_of(s):
+            t, cid = owner.get(r.get("source_call_id")), r.get("source_call_id")
+            if cid is None or t is None or cid in here or any(x.get("source_call_id") == cid for x in _results_of(t)):
+                keep.append(r); continue
+            t["observation"] = {**(t.get("observation") or {}), "results": _results_of(t) + [r]}
+            frm.append(s.get("step_id")); to.append(t.get("step_id")); moved = True
+        if moved:
+            if keep: s["observation"]["results"] = keep
+            else: del s["observation"]
+    return f"tool results moved to the step of their call ({_where(frm)} → {_where(to)})" if frm else None
+
+# %% ../nbs/12a_envfacts.ipynb #7e1a2c06
+@dataclass(frozen=True, slots=True)
+class Repair:
+    "One declared repair of `lenient`: its name (counted in the run's summary), why it is safe, and what makes it."
+    name: str
+    why: str
+    fix: object    # (trajectory dict) -> what it assumed, or None where it did not apply; changes the dict in place
+
+REPAIRS = (
+    Repair("version_spelling", "`\"1.4\"` is ATIF-v1.4 without its prefix (Claude Code under OpenAgents' Terminal-Bench harness)", _version_spelling),
+    Repair("old_version", "v1.2 and v1.3 (Hermes, Cline) say who spoke, what ran and what came back as v1.8 does; later versions only add optional fields", _old_version),
+    Repair("no_agent", "atif-scan's files have no `agent`; the builder reads it only to know pi, so an unknown agent leaves exit codes unknown, never wrong", _no_agent),
+    Repair("agent_model", "Claude Code under OpenAgents writes `agent.model` for `model_name`, and `agent.provider`", _agent_model),
+    Repair("final_metrics", "NeMo Relay totals tokens under the step metrics' names; no builder fact", _final_metrics),
+    Repair("resent_chat", "NeMo Relay logs each LLM call's input as a user step: one holding assistant turns is the chat so far, not a request", _resent_chat),
+    Repair("chat_message", "NeMo Relay keeps OpenAI chat messages in `message`: the step's words are its own role's contents", _chat_message),
+    Repair("null_message", "NeMo Relay's step that carries tool results has `message: null` (a user step's stays refused: a request needs words)", _null_message),
+    Repair("step_model_name", "NeMo Relay puts `model_name`, an agent-only field, on user steps: kept in the step's `extra`", _step_model_name),
+    Repair("tool_call_names", "Claude Code under OpenAgents names a call's id and function Anthropic's way (`id`, `name`)", _tool_call_names),
+    Repair("tool_result_object", "the same file's results are `{type, content, result}` on a step whose message names the call", _tool_result_object),
+    Repair("content_object", "OpenAgents' MechaCoder writes a result's content as an object (command, passed, output)", _content_object),
+    Repair("results_apart", "NeMo Relay and the same Claude Code file put results on a step of their own; the replay reads them beside their call", _results_apart),
+)
+
+def lenient(d) -> tuple[dict, dict]:
+    "`d` in the shape the atif models read, and what each repair that applied assumed (name -> note, `REPAIRS` order); `d` stays as it was."
+    if not isinstance(d, dict): return d, {}
+    d, done = copy.deepcopy(d), {}
+    for r in REPAIRS:
+        if (note := r.fix(d)): done[r.name] = note
+    return d, done
+
 # %% ../nbs/12a_envfacts.ipynb #d18ff716
 def pi_trajectory(path: Path) -> dict:
     "The ATIF dict of the pi session log at `path` (its active branch)."
@@ -84,8 +253,9 @@ def _from_json(text: str, origin: str, kind: str = "atif") -> Iterator[Source]:
         yield Source(source_key(origin), origin, kind, error=f"is not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"); return
     for i, t in enumerate(d if isinstance(d, list) else [d]):
         o = origin if not isinstance(d, list) else f"{origin}#{i + 1}"
+        t, done = lenient(t)
         p = atif_problem(t)
-        yield Source(source_key(o), o, kind, None if p else t, p)
+        yield Source(source_key(o), o, kind, None if p else t, p, done)
 
 def read_file(path: Path, root: Path) -> Iterator[Source]:
     "The trajectories in one file (several for a JSON-lines file of ATIF), each validated."
@@ -430,6 +600,8 @@ def _check_drop(rp: Replay, req: int, family: str, cid: str, source: str) -> Dro
     bad = [c for c in rp.changes if c.request == req and not c.applied and c.path in rp.ends[req]]
     if bad: return Drop(source, "find", "replay: an edit did not apply", f"step {bad[0].step}: {bad[0].problem}", family, cid)
     if last is None: return Drop(source, "find", f"{family}: no Python check ran in the request", f"request {req + 1}", family, cid)
+    if last.exit_code is None: return Drop(source, "find", f"{family}: the last Python check's exit code is unknown",
+                                           f"step {last.step}: `{last.command}` (its result does not say)", family, cid)
     if last.exit_code != 0: return Drop(source, "find", f"{family}: the last Python check did not pass",
                                         f"step {last.step}: `{last.command}` exited {last.exit_code}", family, cid)
     return None

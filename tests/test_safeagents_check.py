@@ -19,19 +19,30 @@ def test_pi_session_log_is_read(capsys):
     assert any(r["verdict"] == "block" and "reward_write" in r["reason"] for r in rows)
 
 
+def shaped(path, call):
+    "A one-call ATIF trajectory at `path` whose tool call is `call`."
+    path.write_text(json.dumps({"schema_version": "ATIF-v1.6", "agent": {"name": "x", "version": "1"}, "steps": [
+        {"step_id": 1, "source": "user", "message": "hi"}, {"step_id": 2, "source": "agent", "message": "", "tool_calls": [call]}]}))
+    return path
+
+
 def test_bad_files_get_one_line_each(capsys, tmp_path):
-    old = tmp_path / "old_shape.json"  # tool calls in an older shape: `name`/`id`, no `function_name`
-    old.write_text(json.dumps({"schema_version": "ATIF-v1.6", "agent": {"name": "x", "version": "1"}, "steps": [
-        {"step_id": 1, "source": "user", "message": "hi"},
-        {"step_id": 2, "source": "agent", "message": "", "tool_calls": [{"id": "c", "name": "bash", "arguments": {"command": "ls"}}]}]}))
-    rc, rows = run(capsys, *sorted((DATA / "malformed").glob("*.json")), DATA / "atif" / "batch.jsonl", old, tmp_path / "missing.json")
+    nameless = shaped(tmp_path / "nameless.json", {"id": "c", "arguments": {"command": "ls"}})  # which tool ran is unknown
+    rc, rows = run(capsys, *sorted((DATA / "malformed").glob("*.json")), DATA / "atif" / "batch.jsonl", nameless, tmp_path / "missing.json")
     assert rc == 2
     by = {r["source"]: r for r in rows}
     assert set(by) == {"no_steps.json", "old_version.json", "step_without_source.json", "truncated.json", "batch.jsonl#1", "batch.jsonl#2",
-                       "old_shape.json", str(tmp_path / "missing.json")}
+                       "nameless.json", str(tmp_path / "missing.json")}
     assert all(r["checked"] == 0 and r["error"] for r in rows)
-    assert "ATIF-v1.2" in by["old_version.json"]["error"] and "function_name" in by["old_shape.json"]["error"]
-    assert by["batch.jsonl#1"]["error"] == "no tool calls found"
+    assert "function_name" in by["nameless.json"]["error"]
+    # ATIF-v1.2 and a trajectory without `agent` are read since the lenient reader (#45): what is wrong is that no tool ran
+    assert {by[k]["error"] for k in ("batch.jsonl#1", "batch.jsonl#2", "old_version.json")} == {"no tool calls found"}
+
+
+def test_older_tool_call_shape_is_read(capsys, tmp_path):
+    "Tool calls in Anthropic's shape (`id`/`name`, no `function_name`) are read as the environment builder reads them (#45)."
+    rc, rows = run(capsys, shaped(tmp_path / "old_shape.json", {"id": "c", "name": "bash", "arguments": {"command": "ls"}}))
+    assert rc == 0 and [(r["tool"], r["call_id"], r["verdict"]) for r in rows] == [("bash", "c", "allow")]
 
 
 def test_good_files_and_pairs(capsys, tmp_path):

@@ -12,7 +12,7 @@ with two requests is two `pi -p` runs, the second with `--continue`.
 
 `atif/*.json(l)` are written directly as ATIF in other harnesses' conventions (OpenHands' `str_replace_editor` /
 `execute_bash`, Claude Code's `Write` / `Edit` / `Bash`), and `malformed/` holds files that must be refused with a
-reason. `published/` holds real published ATIF files (see SOURCES.md); this script leaves them alone.
+reason (but `old_version.json`, ATIF-v1.2, which the lenient reader of issue #45 reads: it stays as the test of that). `published/` holds real published ATIF files (see SOURCES.md); this script leaves them alone.
 """
 from __future__ import annotations
 import json, shutil, sys, tempfile
@@ -303,7 +303,7 @@ def claude_unreplayable() -> dict:
 
 
 def batch_lines() -> list:
-    "Two trajectories as JSON lines (ATIF-v1.7): a chat with no tool calls, then one that lacks its agent."
+    "Two trajectories as JSON lines (ATIF-v1.7): a chat with no tool calls, then one that lacks its agent (read with a placeholder since #45)."
     chat = atif("1.7", {"name": "pi", "version": "0.73.1"}, [{"source": "user", "message": "What is a monad?"},
                                                             {"source": "agent", "message": "A monoid in the category of endofunctors."}],
                 session_id="chat-1")
