@@ -30,7 +30,7 @@ from harness_adapters.serving import ServerConfig, VLLMServer, new_adapter
 
 def make_checkpoints(run: Path, base: Path, k: int) -> list:
     "K checkpoints of a fake run: random adapters with cards written by the trainer's own functions."
-    from harness_adapters.trainer import run_card, write_card
+    from harness_adapters.cards import run_card, write_card
     from harness_adapters.training import RunConfig
     rc = RunConfig(run_dir=str(run), steps=k, checkpoint_every=1)
     card = run_card(rc.session_preset, "pi", "bench", training={**rc.identity(), "checkpoint_every": 1})

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
+from .cards import card_policy, read_card
 from .config import get_preset, ModelPreset, ModelWeightsMissing
 from .runs import (CONFIG, ROLLOUTS, STEP_DIR, append_jsonl, atomic_write, checkpoint_roots,
     read_config, rollout_dir, run_finished, write_config)
@@ -131,11 +132,7 @@ class Checkpoint:
 
     def policy(self) -> dict:
         "The tool policy its sessions ran under in training (from the card; empty without one)."
-        t, tr = self.card.get("tool_policy") or {}, self.card.get("training") or {}
-        return {k: v for k, v in dict(config=t.get("config"), agent_steps=t.get("agent_steps"),
-                                      session_timeout_s=t.get("session_timeout_s"),
-                                      max_tokens=tr.get("max_tokens"), pi_tools=t.get("pi_tools"),
-                                      pi_system_prompt=t.get("pi_system_prompt")).items() if v is not None}
+        return card_policy(self.card)
 
 # %% ../nbs/11_evaluator.ipynb #033d3cb3
 def read_checkpoint(path: str | os.PathLike, arm: str | None = None, harness: str | None = None,
@@ -147,7 +144,7 @@ def read_checkpoint(path: str | os.PathLike, arm: str | None = None, harness: st
     if not cfg_file.exists(): raise CheckpointError(f"checkpoint {p} has no adapter_config.json: not a PEFT adapter folder")
     try: cfg = json.loads(cfg_file.read_text())
     except json.JSONDecodeError as e: raise CheckpointError(f"checkpoint {p}: adapter_config.json is not valid JSON ({e})") from None
-    card = json.loads((p / "card.json").read_text()) if (p / "card.json").exists() else {}
+    card = read_card(p)
     m = STEP_DIR.fullmatch(p.name)
     step = (card.get("adapter") or {}).get("step", int(m[1]) if m else None)
     h = (card.get("harness") or {}).get("name") or harness

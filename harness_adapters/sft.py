@@ -16,7 +16,7 @@ from .rollouts import rollout_from_dict
 from .runs import ROLLOUT, TRAJECTORY, atomic_write, read_config
 from .safeagents import scrub, scrub_text
 from .samples import session_sequences
-from .trainer import file_sha256, run_card, write_card
+from .cards import file_sha256, run_card, write_card
 
 # %% auto #0
 __all__ = ['SFTInputError', 'SFTSample', 'base_names', 'run_model', 'captured_samples', 'atif_messages', 'atif_tools',
@@ -237,7 +237,7 @@ def _shared_step_loss(model, batch: list[SFTSample]) -> tuple[float, int]:
 # %% ../nbs/10d_sft.ipynb #1cd4081b
 def write_adapter(model,                 # the trained PEFT model
                   out: Path,             # the adapter folder to create
-                  card: dict,            # `trainer.run_card`'s card
+                  card: dict,            # `cards.run_card`'s card
                   steps: int) -> dict:
     "Save `model` with its card into `out`, built aside and renamed; returns the card as written."
     out = Path(out)

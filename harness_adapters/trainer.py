@@ -4,7 +4,7 @@
 
 # %% ../nbs/10b_trainer.ipynb #97b3e192
 from __future__ import annotations
-import contextlib, hashlib, importlib.metadata as md, itertools, json, os, queue, shutil, threading, time, warnings
+import contextlib, itertools, json, os, queue, shutil, threading, time, warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -17,19 +17,18 @@ from transformers import AutoTokenizer, TrainerCallback
 from transformers.integrations import TensorBoardCallback, TrackioCallback
 from trl.experimental.async_grpo import AsyncGRPOConfig, AsyncGRPOTrainer
 from trl.experimental.async_grpo.async_grpo_trainer import save_lora_adapter
-import harness_adapters
-from .config import get_preset, load_ref
+from .cards import write_card
+from .config import get_preset
 from .cpu_attention import cpu_safe_peak_flops, register_tree_attention_torch
-from .harnesses import CLAUDE_LEAN_TOOLS, get_harness
-from .rollouts import PACKS, Rollout
+from .rollouts import Rollout
 from .runs import append_jsonl, read_jsonl
 from .samples import TrainerConfig, TrainingQueue
 
 
 # %% auto #0
 __all__ = ['RunGroup', 'COMPUTE_LOCK', 'CFG_OWNED', 'ADAPTER_STATE', 'METRIC_KEYS', 'RolloutFatal', 'HarnessRolloutWorker',
-           'HarnessGRPOTrainer', 'grpo_args', 'training_threads', 'build_trainer', 'file_sha256', 'detector_bundle',
-           'run_card', 'card_markdown', 'write_card', 'metrics_row', 'MetricsLog', 'log_metrics', 'RunProgress']
+           'HarnessGRPOTrainer', 'grpo_args', 'training_threads', 'build_trainer', 'metrics_row', 'MetricsLog',
+           'log_metrics', 'RunProgress']
 
 # %% ../nbs/10b_trainer.ipynb #ba7df0bf
 RunGroup = Callable[[object, int, str], list[Rollout]]
@@ -241,72 +240,6 @@ def build_trainer(preset, cfg: TrainerConfig, run_group: RunGroup, tasks: Sequen
 # %% ../nbs/10b_trainer.ipynb #0649dc20
 ADAPTER_STATE = "adapter_state.json"
 
-def file_sha256(path: str | os.PathLike) -> str:
-    "SHA-256 of a file's bytes."
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""): h.update(chunk)
-    return h.hexdigest()
-
-# %% ../nbs/10b_trainer.ipynb #1eff4b65
-def detector_bundle(plugins: Sequence[str], guard: bool = True) -> dict:
-    "What checked the tool calls: safeagents' plugins with each check's id and version, and atif-scan's version."
-    packs = []
-    for spec in plugins:
-        checks = load_ref(spec, "plugin")()
-        packs.append({"plugin": spec, "checks": [{"id": c.spec.id, "version": str(c.spec.version)} for c in checks]})
-    return {"guard": "on" if guard else "off", "safeagents": f"harness-adapters {harness_adapters.__version__}",
-            "atif_scan": md.version("atif-scan"), "plugins": packs, "judge": None}
-
-def run_card(preset, harness: str, run_id: str, adapter_name: str | None = None, guard: bool = True,
-             plugins: Sequence[str] | None = None, lean: bool | None = None, training: dict | None = None) -> dict:
-    "The card of a run's adapters, less the per-checkpoint revision (`write_card` adds step, version and hash)."
-    p, h = get_preset(preset), get_harness(harness)
-    plugins = tuple(PACKS if plugins is None else plugins) if guard else ()
-    lean = p.is_local if lean is None else lean
-    return {"base_model": {"preset": p.name, "source": p.source, "revision": p.revision},
-            "adapter": {"run_id": run_id, "name": adapter_name or harness,
-                        "lora": {"rank": p.lora_rank, "alpha": p.lora_alpha, "targets": p.lora_targets}},
-            "harness": {"name": h.name, "version": h.version, "package": h.package},
-            "tool_policy": {"config": "lean" if lean else "harness defaults", "agent_steps": p.agent_steps,
-                            "session_timeout_s": p.session_timeout_s,
-                            # pi's tools are pi's alone; Claude Code, lean, is offered its own (the evaluator restores pi's)
-                            **({"pi_tools": list(p.pi_tools)} if p.pi_tools and h.name == "pi" else {}),
-                            **({"tools": list(CLAUDE_LEAN_TOOLS)} if lean and h.name == "claude-code" else {}),
-                            # the preset's system prompt, which pi and Claude Code are given (the others have their own)
-                            **({"pi_system_prompt": p.pi_system_prompt}
-                               if p.pi_system_prompt is not None and h.name in ("pi", "claude-code") else {})},
-            "detectors": detector_bundle(plugins, guard),
-            "license_note": p.license_note,
-            "training": dict(training or {})}
-
-def card_markdown(c: dict) -> str:
-    "The card as the checkpoint's README.md."
-    b, a, h, t, d = c["base_model"], c["adapter"], c["harness"], c["tool_policy"], c["detectors"]
-    def pack(p): return p["plugin"] + " (" + ", ".join(x["id"] + " v" + x["version"] for x in p["checks"]) + ")"
-    checks = "; ".join(map(pack, d["plugins"])) or "none (guard off: capture only)"
-    lines = [f"# {a['name']} adapter for {b['source']}, step {a.get('step')}", ""]
-    if c.get("license_note"): lines += [f"> **Licence:** {c['license_note']}", ""]
-    lines += [f"- **Base model:** `{b['source']}` (preset `{b['preset']}`, revision `{b['revision']}`)",
-              f"- **Adapter revision:** `{a.get('revision')}` (run `{a['run_id']}`, step {a.get('step')}, served as "
-              f"`{a['name']}@{a.get('version')}`, sha256 `{a.get('sha256')}`; LoRA r{a['lora']['rank']}, "
-              f"alpha {a['lora']['alpha']}, {a['lora']['targets']})",
-              f"- **Harness:** {h['name']} {h['version']} (`{h['package']}`), run unmodified",
-              f"- **Tool policy:** {t['config']} configuration, at most {t['agent_steps']} agent steps, "
-              f"{t['session_timeout_s']} s a session",
-              f"- **Detector bundle:** guard {d['guard']}; {d['safeagents']}; atif-scan {d['atif_scan']}; {checks}",
-              "", "Load it with `PeftModel.from_pretrained(base, this_folder)` or vLLM's `/v1/load_lora_adapter`.",
-              "", "```json", json.dumps(c.get("training", {}), indent=1), "```", ""]
-    return "\n".join(lines)
-
-def write_card(folder: str | os.PathLike, card: dict, step: int, version: int) -> dict:
-    "Complete `card` with the adapter revision of the checkpoint in `folder` and write `card.json` and `README.md` there."
-    folder, c = Path(folder), json.loads(json.dumps(card))
-    sha = file_sha256(folder / "adapter_model.safetensors")
-    c["adapter"].update(step=step, version=version, sha256=sha, revision=f"{c['adapter']['run_id']}/step-{step}/{sha[:12]}")
-    (folder / "card.json").write_text(json.dumps(c, indent=1))
-    (folder / "README.md").write_text(card_markdown(c))
-    return c
 
 # %% ../nbs/10b_trainer.ipynb #6a54ba58
 def _save_checkpoint(self: HarnessGRPOTrainer, model, trial) -> None:

@@ -22,7 +22,8 @@ from .tasks import find_task, resolve_tasks
 from .workspacetasks import shortcut_outcome
 from .tinytasks import training_tasks
 from .tracking import check_writable, report_targets, trackers, tracking_dirs
-from .trainer import RolloutFatal, RunGroup, RunProgress, build_trainer, log_metrics, run_card
+from .cards import run_card
+from .trainer import RolloutFatal, RunGroup, RunProgress, build_trainer, log_metrics
 
 
 # %% auto #0

@@ -342,7 +342,7 @@ TASKS = _two_heldout_tasks()
 @pytest.fixture(scope="module")
 def real_run(adapters, tmp_path_factory):
     "A run folder with three checkpoints (the session's PEFT adapters) and cards written by the trainer's own functions."
-    from harness_adapters.trainer import run_card, write_card
+    from harness_adapters.cards import run_card, write_card
     from harness_adapters.training import RunConfig
     run = tmp_path_factory.mktemp("runs") / "train-tiny"
     rc = RunConfig(run_dir=str(run), steps=3, checkpoint_every=1)

@@ -375,7 +375,7 @@ def offline_trainer(tiny_dir, out: Path, max_steps: int, card: dict, sinks=(), r
 
 def test_checkpoint_and_resume_offline(tiny_dir, tmp_path):
     "Checkpoints every step (atomic, PEFT format, card); a resume continues at the next step with versions counting."
-    from harness_adapters.trainer import run_card
+    from harness_adapters.cards import run_card
     card = run_card("tiny", "pi", run_id="offline")
     tr = offline_trainer(tiny_dir, tmp_path, 2, card)
     tr.train()
@@ -407,7 +407,7 @@ def test_tracking_read_back_and_resume(tiny_dir, tmp_path):
     from trackio.sqlite_storage import SQLiteStorage
     from harness_adapters.runs import trim_metrics
     from harness_adapters.tracking import trackers
-    from harness_adapters.trainer import run_card
+    from harness_adapters.cards import run_card
     card, run_dir = run_card("tiny", "pi", run_id="tracked"), tmp_path / f"tracked-{os.getpid()}"
     def sinks(): return trackers(["trackio", "tensorboard"], run_dir, "pi", run_dir, config={"seed": 0, "model": "tiny"})
     names = ["train/reward", "train/pass_rate", "batch/groups_per_step", "batch/samples_per_step", "adapter/version",
