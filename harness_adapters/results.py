@@ -283,6 +283,7 @@ def shortcut_figure(c: ShortcutCurve, df: pd.DataFrame):
 _WARM, _NOVEL, _BREADTH = "runs/tiny-agent/eval-heldout", "runs/tiny-agent/eval-novel", "runs/tiny-agent/eval-breadth-novel"
 _S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
 _G0W, _G0N = "runs/tiny-agent/grpo-s0-eval-workspace", "runs/tiny-agent/grpo-s0-eval-novel"
+_G0CW, _G0CN = "runs/tiny-agent/grpo-s0-eval-curve-workspace", "runs/tiny-agent/grpo-s0-eval-curve-novel"
 RESULTS = [
     Result("tiny-grpo-heldout", "GRPO on tiny, step 24 against the base model, 21 held-out tiny tasks, two seeds and pooled.",
            Arm("tiny", (_S0, _S1), "base"),
@@ -310,7 +311,11 @@ RESULTS = [
            slices=("all", "difficulty")),
 ]
 
-CURVES: list = []   # the learning curves (`Curve`) and shortcut curves (`ShortcutCurve`), once their runs are made
+CURVES: list = [     # the learning curves (`Curve`) and shortcut curves (`ShortcutCurve`)
+    Curve("grpo-s0-curve", "GRPO from tiny-agent, seed 0, 4 sessions a task (step 0: the warm start; steps 0 and 30 "
+          "in one server, 10 and 20 in another)",
+          (("seed 0", (_G0W, _G0CW, _G0N, _G0CN)),)),
+]
 
 def result_paths(root: str | Path, res: Result) -> dict[str, Path]:
     return {"md": Path(root) / "runs/results" / f"{res.name}.md", "csv": Path(root) / "runs/results" / f"{res.name}.csv"}
