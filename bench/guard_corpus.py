@@ -4,8 +4,10 @@ Run from the repo root: `python bench/guard_corpus.py` (about 10 s on 2 cores). 
 (made by `tests/data/make_guard_corpus.py`) and every tool call of the clean sessions in `tests/data/clean_sessions`
 (benign), decides each call with the guard as `safeagents serve` runs it (stages 1-2, both packs, no judge), and writes
 `runs/bench/guard_corpus.json` and `runs/bench/guard_corpus.md`. `--as before` files the numbers under another name
-(the json keeps one result per name; the md shows them all, `after` last), e.g. to keep the numbers of older rules:
-`git archive COMMIT harness_adapters | tar -x -C /tmp/old && PYTHONPATH=/tmp/old python bench/guard_corpus.py --as before`.
+(the json keeps one result per name; the md shows them all, `after` last). A case's task context (`context`: which
+folders are the agent's own, which files the verifier's) is given to the guard as a rollout declares it to the proxy;
+`--no-context` leaves it out. E.g. to keep the numbers of older rules:
+`git archive COMMIT harness_adapters | tar -x -C /tmp/old && PYTHONPATH=/tmp/old python bench/guard_corpus.py --as before --no-context`.
 """
 from __future__ import annotations
 import argparse, json, statistics, time
@@ -44,16 +46,29 @@ def corpus_cases(corpus: Path = CORPUS, clean: bool = True):
     return cases
 
 
-def decide(guard, case):
-    "The guard's decision on the case's call, after its conversation."
+def decide(guard, case, context: bool = True):
+    "The guard's decision on the case's call, after its conversation (`context`: with the task context the case declares)."
     call = {"tool_call_id": "t", "function_name": case["call"]["function_name"], "arguments": case["call"]["arguments"]}
-    return guard.check(case["steps"] + [{"source": "agent", "message": "", "tool_calls": [call]}], _tool_names(case.get("tools")))[0]
+    steps, declared = case["steps"] + [{"source": "agent", "message": "", "tool_calls": [call]}], _tool_names(case.get("tools"))
+    if not (context and case.get("context")): return guard.check(steps, declared)[0]
+    from harness_adapters.effects import TaskContext   # not in the rules before task contexts (run those with --no-context)
+    return guard.check(steps, declared, context=TaskContext.from_dict(case["context"]))[0]
 
 
-def run(corpus: Path = CORPUS, clean: bool = True):
-    guard, rows, ms = Guard(PACKS), [], []
+def plugins():
+    """`PACKS` less those whose module the code under test does not have (older rules, measured from `git archive` on
+    `PYTHONPATH`, had no effect rules; looked for as files, since an editable install would find the newer ones)."""
+    import harness_adapters
+    def has(module):
+        rel = module.split(":")[0].split(".", 1)[1].replace(".", "/")
+        return any((Path(d) / f"{rel}.py").exists() or (Path(d) / rel).is_dir() for d in harness_adapters.__path__)
+    return [p for p in PACKS if has(p)]
+
+
+def run(corpus: Path = CORPUS, clean: bool = True, context: bool = True):
+    guard, rows, ms = Guard(plugins()), [], []
     for case in corpus_cases(corpus, clean):
-        t = time.perf_counter(); d = decide(guard, case); ms.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter(); d = decide(guard, case, context); ms.append((time.perf_counter() - t) * 1000)
         rows.append({"id": case["id"], "label": case["label"], "category": case["category"], "obfuscation": case.get("obfuscation"),
                      "expected_miss": case.get("expected_miss"), "note": case.get("note", ""), "verdict": d.verdict, "reason": d.reason,
                      "rules": sorted({f"{f.rule}:{'error' if f.error else f.severity}" for f in d.findings if f.severity != "info"}),
@@ -131,12 +146,14 @@ def main(argv=None):
                    "without the clean sessions")
     p.add_argument("--counts-only", action="store_true", help="write no case's call or note (a held-out split, kept from the rules' author): "
                    "counts, rule names and case ids only")
+    p.add_argument("--no-context", action="store_true", help="decide without the task context a case declares (rules older than task "
+                   "contexts, or the guard of a proxy no rollout tells one)")
     a = p.parse_args(argv)
     main_corpus = Path(a.corpus).resolve() == CORPUS.resolve()
     out = OUT if main_corpus else ROOT / "runs/bench" / f"guard_{Path(a.corpus).stem.removeprefix('guard_')}"
     path = out.with_suffix(".json")
     results = json.loads(path.read_text()) if path.exists() else {}
-    s = run(Path(a.corpus), clean=main_corpus)
+    s = run(Path(a.corpus), clean=main_corpus, context=not a.no_context)
     if a.counts_only:
         s["false_block_list"] = [{"id": r["id"], "category": r["category"], "note": "", "call": "(held out)", "rules": r["rules"]} for r in s["false_block_list"]]
         s["misses"] = [{**{k: r[k] for k in ("id", "category", "obfuscation", "verdict", "rules", "expected_miss")}, "note": "", "call": "(held out)"} for r in s["misses"]]

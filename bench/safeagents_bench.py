@@ -25,6 +25,7 @@ from harness_adapters.scripted import ScriptedUpstream
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks", "harness_adapters.effects:zones")
 STEPS, DRIVEN, WINDOW, FULL_REPS, SESSIONS, SINGLE = (1, 10, 50, 200), 10, 5, 5, 48, 100
+CONTEXT = False   # `--context`: the driven sessions declare a task context (`effects.TaskContext`)
 
 
 def pct(xs, q): xs = sorted(xs); return xs[min(len(xs) - 1, int(q * len(xs)))]
@@ -54,6 +55,9 @@ def decision_times():
     "Per step count: decision time p50/p99 over the driven sessions (their last WINDOW steps up to n), and a full scan's."
     from harness_adapters.guard import Guard
     g, sc = Guard(PACKS), Scanner(PACKS)
+    for k in range(DRIVEN) if CONTEXT else ():   # each driven session told its task context, as a rollout tells the proxy
+        from harness_adapters.effects import TaskContext
+        g.set_context(f"d{k}", TaskContext(own=("/workspace",)))
     runs = [drive(g, max(STEPS), f"d{k}") for k in range(DRIVEN)]
     bare = [drive(g, max(STEPS), None, f"bare {k}") for k in range(DRIVEN)]  # requests without a session id
     out = {}
@@ -468,7 +472,9 @@ if __name__ == "__main__":
     ap.add_argument("--no-streaming", action="store_true", help="decision times and profile only")
     ap.add_argument("--without-effects", action="store_true", help="the two packs only, without the effect rules (`effects:zones`)")
     ap.add_argument("--no-vllm", action="store_true", help="skip the load against a real vLLM server (tiny on CPU)")
+    ap.add_argument("--context", action="store_true", help="the driven sessions declare a task context (the agent's own /workspace)")
     a = ap.parse_args()
+    CONTEXT = a.context
     import harness_adapters
     code = Path(harness_adapters.__file__).resolve().parent
     try:

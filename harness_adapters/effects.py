@@ -12,8 +12,8 @@ from tree_sitter import Language, Parser
 # %% auto #0
 __all__ = ['EFFECTS_VERSION', 'ZONES', 'EFFECTS_PLUGIN', 'HOME_RE', 'CMD_READS', 'CMD_WRITES', 'INTERP_CODE', 'SHELLS',
            'WRITE_CODE', 'PATH_LITERAL', 'SHELL_TOOLS', 'WRITE_TOOLS', 'READ_TOOLS', 'CREDENTIAL_COMMANDS', 'SITE_DIRS',
-           'SITE_HOOK', 'Op', 'RuleSpec', 'Zone', 'zones', 'norm', 'in_zone', 'shell_ops', 'call_ops',
-           'effect_findings', 'Memory', 'remember', 'recalled']
+           'SITE_HOOK', 'CONTEXT_RULES', 'TESTLIKE', 'Op', 'RuleSpec', 'Zone', 'zones', 'norm', 'in_zone', 'shell_ops',
+           'call_ops', 'effect_findings', 'Memory', 'remember', 'with_call', 'recalled', 'TaskContext', 'own_work']
 
 # %% ../nbs/04d_effects.ipynb #03abd139
 @dataclass(frozen=True)
@@ -258,7 +258,7 @@ def effect_findings(name: str, args: dict, cwd: str = "/workspace", zones=ZONES,
                    ) -> list[tuple[str, str, str]]:
     "`(rule, severity, detail)` for each zone the call reaches with the zone's harmful access."
     out, seen = [], set()
-    ops = call_ops(name, args, cwd)
+    ops, memory = call_ops(name, args, cwd), with_call(memory, name, args, cwd) if memory is not None else None
     for op in recalled(ops, memory) if memory is not None else ops:
         for z in zones:
             harmful = op.access == "write" if z.access == "write" else op.access in ("read", "exec")
@@ -320,6 +320,12 @@ def remember(mem: Memory, name: str, args: dict, cwd: str = "/workspace") -> Mem
     walk(_PARSER.parse(src).root_node)
     return mem
 
+def with_call(mem: Memory | None, name: str, args: dict, cwd: str = "/workspace") -> Memory | None:
+    """A copy of `mem` with what the call itself leaves added, for judging the call: a link made or a script written
+    earlier in the same command (`ln -s /tests /tmp/t && cp x /tmp/t/...`) counts as one made in an earlier call."""
+    if mem is None or not isinstance(args, dict) or not isinstance(args.get("command"), str): return mem
+    return remember(Memory(dict(mem.links), dict(mem.texts), mem.calls), name, args, cwd)
+
 def _through_links(path: str, links: dict, hops: int = 4) -> str:
     "`path` with a leading link the session made replaced by what it points to (links of links too, up to `hops`)."
     for _ in range(hops):
@@ -329,13 +335,59 @@ def _through_links(path: str, links: dict, hops: int = 4) -> str:
     return path
 
 def recalled(ops: list[Op], mem: Memory | None, depth: int = 2) -> list[Op]:
-    "`ops` with their paths followed through `mem`'s links, and the operations of each remembered file they run."
+    """`ops`, each also with its path followed through `mem`'s links (the link itself is a path too: `ln -sf x
+    /usr/bin/python3` writes there), and the operations of each remembered file they run."""
     if mem is None or not (mem.links or mem.texts): return ops
     out = []
     for op in ops:
-        op = Op(op.access, _through_links(op.path, mem.links)); out.append(op)
+        if (to := _through_links(op.path, mem.links)) != op.path: out.append(op); op = Op(op.access, to)
+        out.append(op)
         text = mem.texts.get(op.path) if op.access == "exec" and depth else None
         if text is not None:
             run = _code_ops(text, "/workspace") if op.path.endswith(".py") or text.startswith("#!/usr/bin/env python") else shell_ops(text)
             out += recalled(run, mem, depth - 1)
     return out
+
+# %% ../nbs/04d_effects.ipynb #329ab8f7
+@dataclass(frozen=True)
+class TaskContext:
+    "What a task says of its sandbox: the folders that are the agent's own, and the verifier's files the sandbox holds."
+    own: tuple = ()        # folders the agent was given to work in (e.g. `/workspace`): test-like names there are its own
+    verifier: tuple = ()   # the task's tests or reward files present at the start, inside `own` or not (e.g. `/workspace/tests`)
+
+    def __post_init__(self):
+        for k in ("own", "verifier"):
+            v = getattr(self, k)
+            if isinstance(v, str) or not all(isinstance(p, str) and p.startswith("/") for p in v):
+                raise ValueError(f"TaskContext.{k} must be a list of absolute paths, got {v!r}")
+            object.__setattr__(self, k, tuple(norm(p) for p in v))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TaskContext:
+        "A context from its JSON form, `{\"own\": [...], \"verifier\": [...]}`; an unknown key is an error."
+        if not isinstance(d, dict) or (bad := set(d) - {"own", "verifier"}):
+            raise ValueError(f"a task context is {{\"own\": [paths], \"verifier\": [paths]}}, got {d!r}")
+        return cls(tuple(d.get("own") or ()), tuple(d.get("verifier") or ()))
+
+    def owns(self, path: str) -> bool:
+        "Whether normalised `path` is the agent's: under an `own` folder and not one of the verifier's files."
+        under = lambda p, roots: any(p == r or p.startswith(r.rstrip("/") + "/") for r in roots)
+        return under(path, self.own) and not under(path, self.verifier)
+
+    @property
+    def zones(self) -> tuple[Zone, ...]:
+        "The verifier's files the context lists, as a zone (a write to them, however spelled, is a write to the verifier)."
+        return (Zone("task_verifier", self.verifier, "write", "critical", "writes to the task's own tests or reward files"),) if self.verifier else ()
+
+# the path-spelling rules about test and hook files that a task context answers for (ids or globs, as `Zone.supersedes`)
+CONTEXT_RULES = ("tamper.test_files", "tamper.harness_hooks", "*.test_tamper")
+TESTLIKE = re.compile(r"(?:^|/)(?:tests?|conftest\.py|pytest\.ini|reward\.(?:txt|json))(?:/|$)")
+
+def own_work(name: str, args: dict, ctx: TaskContext | None, memory: Memory | None = None, cwd: str = "/workspace") -> bool:
+    """Whether the call is the agent's own work by `ctx`: it writes, every write (through the session's links) lands in
+    the agent's own folders, and every test-like path its arguments name lies there too."""
+    if ctx is None or not ctx.own: return False
+    writes = [o.path for o in recalled(call_ops(name, args, cwd), with_call(memory, name, args, cwd)) if o.access == "write"]
+    text = " ".join(str(v) for v in args.values()) if isinstance(args, dict) else ""
+    named = [norm(p, cwd) for p in PATH_LITERAL.findall(text) if TESTLIKE.search(p)]
+    return bool(writes) and all(ctx.owns(p) for p in writes + named)

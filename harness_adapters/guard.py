@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Callable
 from fastcore.basics import patch
 import httpx
+from atif_scan.checks import check_selected
 from .detectors import Finding, Scanner, effects, plugin_parts, seen_text, stage1, verdict_of
-from .effects import Memory, Zone, remember
+from .effects import CONTEXT_RULES, Memory, TaskContext, Zone, own_work, remember
 
 
 # %% auto #0
-__all__ = ['JUDGE_SYSTEM', 'GuardEvent', 'notice', 'Decision', 'Guard', 'JudgeError', 'judge_prompt', 'parse_verdict', 'URLJudge',
-           'drop_torn_tail', 'EventLog', 'guard_event']
+__all__ = ['JUDGE_SYSTEM', 'GuardEvent', 'notice', 'Decision', 'Guard', 'as_own_work', 'JudgeError', 'judge_prompt',
+           'parse_verdict', 'URLJudge', 'drop_torn_tail', 'EventLog', 'guard_event']
 
 # %% ../nbs/05_guard.ipynb #aa3443bf
 @dataclass(slots=True)
@@ -76,6 +77,7 @@ class Guard:
         checks, self.zones = plugin_parts(plugins)   # atif-scan's checks and the effect rules, if a plugin gives them
         self.scanner, self.judge, self.judge_timeout_s = scanner or Scanner(checks=checks), judge, judge_timeout_s
         self.lock, self.memories = threading.Lock(), OrderedDict()   # session -> `effects.Memory` (kept as the scanner's sessions)
+        self.contexts = OrderedDict()   # session -> `effects.TaskContext`, as the rollout declared it (`set_context`)
         # a judge runs on these threads so that one that hangs can be waited for with a timeout (a thread cannot be
         # stopped: a hung call keeps its worker; when all are hung, the next calls time out waiting for one)
         self.judge_pool = ThreadPoolExecutor(16, thread_name_prefix="guard-judge") if judge and judge_timeout_s else None
@@ -116,9 +118,26 @@ def _memory(guard:Guard, steps:list[dict], session) -> Memory:
     return mem
 
 @patch
+def set_context(self:Guard, session, # the session the context is for
+                context:TaskContext|None): # what its task says of the sandbox; None forgets it
+    "Declare (or forget) the task context of `session`: which folders are the agent's own, which files the verifier's."
+    with self.lock:
+        self.contexts.pop(session, None)
+        if context is not None:
+            self.contexts[session] = context
+            while len(self.contexts) > self.scanner.max_sessions: self.contexts.popitem(last=False)
+
+def as_own_work(findings:list[Finding], name:str, args, ctx:TaskContext|None, mem:Memory|None) -> list[Finding]:
+    "`findings` with the test-spelling rules' (`CONTEXT_RULES`) made notes when the call is the agent's own work by `ctx`."
+    if ctx is None or not any(check_selected(f.rule, CONTEXT_RULES) for f in findings) or not own_work(name, args, ctx, mem): return findings
+    note = f"the agent's own project by the task context (own: {', '.join(ctx.own)})"
+    return [Finding(f.rule, "info", f.stage, note) if check_selected(f.rule, CONTEXT_RULES) else f for f in findings]
+
+@patch
 def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent step last
           declared:set|None, # tool names the request declared
-          session=None) -> list[Decision]:
+          session=None,
+          context:TaskContext|None=None) -> list[Decision]: # the task's context (default: the one declared for `session`)
     "A decision for every tool call of the last step of `steps`."
     t0 = time.perf_counter()
     calls = steps[-1].get("tool_calls") or []
@@ -126,9 +145,12 @@ def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent 
     with self.lock:
         per = _stage2(self.scanner, steps, session)
         mem = _memory(self, steps, session) if self.zones else None
+        ctx = (context or self.contexts.get(session)) if self.zones else None   # a context refines the effect rules
+    zones = self.zones + ctx.zones if ctx else self.zones
     out = []
     for i, c in enumerate(calls):
-        fs, jerr = stage1(c["function_name"], c["arguments"], declared, seen) + per.get(i, []) + effects(c["function_name"], c["arguments"], self.zones, mem), ""
+        name, args = c["function_name"], c["arguments"]
+        fs, jerr = stage1(name, args, declared, seen) + as_own_work(per.get(i, []), name, args, ctx, mem) + effects(name, args, zones, mem), ""
         if self.judge and verdict_of(fs) != "block":
             jf, jerr = _judged(self.judge, steps, c, fs, self.judge_pool, self.judge_timeout_s); fs += jf
         out.append(Decision(c["tool_call_id"], c["function_name"], fs, judge_error=jerr))

@@ -16,15 +16,16 @@ from .runs import atomic_write, save_session
 from .sandbox import SandboxBackend, default_backend
 from .tasks import SPLITS, Task, TaskFormatError, TaskSpecError, find_task, resolve_tasks, run_verifier
 from .atif_io import openai_steps, trajectory, trajectory_dict
+from .effects import TaskContext
 from .safeagents import ADMIN_HEADER, Proxy, ProxyConfig, admin_token
 from .serving import ServerConfig, VLLMServer
 
 
 # %% auto #0
 __all__ = ['PACKS', 'TurnTokens', 'Rollout', 'rollout_to_dict', 'rollout_from_dict', 'extends', 'count_prefix_breaks',
-           'fetch_turns', 'turn_tokens', 'session_facts', 'session_trajectory', 'run_rollout', 'run_group', 'run_many',
-           'save_rollout', 'start_proxy', 'Stack', 'serving_stack', 'rollout_cli', 'measure_solve_rates',
-           'solve_record', 'measure_cli']
+           'fetch_turns', 'declare_context', 'turn_tokens', 'session_facts', 'session_trajectory', 'run_rollout',
+           'run_group', 'run_many', 'save_rollout', 'start_proxy', 'Stack', 'serving_stack', 'rollout_cli',
+           'measure_solve_rates', 'solve_record', 'measure_cli']
 
 # %% ../nbs/09_rollouts.ipynb #b8c2339e
 @dataclass(slots=True)
@@ -95,6 +96,13 @@ def fetch_turns(proxy_url: str, session: str, forget: bool = True, token: str | 
     r.raise_for_status()
     return r.json()
 
+def declare_context(proxy_url: str, session: str, context: TaskContext, token: str | None = None):
+    """Tell the proxy the task context of `session` before it starts: the folders that are the agent's own, the files
+    that are the verifier's (`effects.TaskContext`); forgotten with the session's turns."""
+    r = httpx.put(f"{proxy_url}/safeagents/sessions/{session}/context", json={"own": list(context.own), "verifier": list(context.verifier)},
+                  timeout=30, headers={ADMIN_HEADER: token or admin_token()})
+    r.raise_for_status()
+
 def turn_tokens(t: dict) -> TurnTokens | None:
     "The tokens of a captured turn, or None when the upstream returned none (e.g. the step-limit message)."
     if not t.get("token_ids") or t.get("prompt_token_ids") is None: return None
@@ -152,7 +160,11 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
     session, t0, sb = f"{r.group_id}.{r.rollout_id}", time.monotonic(), None
     logs = Path(tempfile.mkdtemp(prefix="agent-logs-", dir=cache_dir("sandboxes")))
     try:
-        sb = backend.create(sandbox_config(harness, task.environment_dir, model_url=proxy_url))   # reaches the proxy only
+        cfg = sandbox_config(harness, task.environment_dir, model_url=proxy_url)   # reaches the proxy only
+        sb = backend.create(cfg)
+        # the agent's folder is its own (a `tests/` or `reward.txt` it writes there is its work): a Harbor task's verifier
+        # files are mounted at /tests and /logs/verifier for the verifier's run only, where the effect rules guard them
+        declare_context(proxy_url, session, TaskContext(own=(cfg.workdir,)))
         spec = SessionSpec(f"{proxy_url}/s/{session}/v1", model, task.instruction, max_turns=preset.agent_steps,
                            lean=preset.is_local if lean is None else lean, context_window=preset.max_model_len,
                            max_tokens=preset.max_tokens, tools=tuple(tools or preset.pi_tools),

@@ -20,6 +20,7 @@ from .atif_io import anthropic_steps, openai_steps
 from .config import load_ref
 from .envfacts import read_file
 from .detectors import Finding
+from .effects import TaskContext
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
 from .wire import (AnthropicStream, OpenAIStream, SSEParser, anthropic_to_chat, chat_to_anthropic,
     declared_anthropic, declared_openai, message_events, request_problem, rewrite_anthropic_content, rewrite_openai_message,
@@ -33,9 +34,10 @@ __all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'UPSTREAM_ERRO
            'guard_check', 'openai_decide', 'sampling_body', 'capture_body', 'keep_turn', 'openai_final',
            'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay',
            'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages', 'anthropic_via_chat',
-           'check_anthropic_message', 'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint', 'make_app',
-           'uvicorn_options', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory', 'check_pair', 'judge_from_args',
-           'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub', 'cmd_publish', 'parser', 'main']
+           'check_anthropic_message', 'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint',
+           'context_endpoint', 'make_app', 'uvicorn_options', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory',
+           'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub',
+           'cmd_publish', 'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -530,21 +532,41 @@ async def anthropic_relay(st:ProxyState, body:dict, up:Upstream, session, t0:flo
     finally: await close_upstream(up, it, done)
 
 # %% ../nbs/05b_safeagents.ipynb #da4f7997
+def _is_admin(st:ProxyState, req:Request) -> bool: return hmac.compare_digest(req.headers.get(ADMIN_HEADER, "").encode(), st.cfg.admin_token.encode())
+
 async def turns_endpoint(st:ProxyState, req:Request, session) -> Response:
-    "GET: the captured turns of `session`; DELETE: the same, forgotten. Both need the admin token (`ADMIN_HEADER`)."
-    if not hmac.compare_digest(req.headers.get(ADMIN_HEADER, "").encode(), st.cfg.admin_token.encode()):
+    """GET: the captured turns of `session`; DELETE: the same, forgotten (with the session's task context). Both need
+    the admin token (`ADMIN_HEADER`)."""
+    if not _is_admin(st, req):
         return error(403, f"the captured turns are the trainer's: send the proxy's admin token in the {ADMIN_HEADER} header", "permission_error")
     with st.lock:
         turns, steps = [asdict(t) for t in st.turns.get(session, [])], st.steps.get(session, 0)
         if req.method == "DELETE": st.turns.pop(session, None); st.steps.pop(session, None)
+    if req.method == "DELETE": st.guard.set_context(session, None)
     return JSONResponse({"session": session, "turns": turns, "steps": steps})
+
+async def context_endpoint(st:ProxyState, req:Request, session) -> Response:
+    """PUT `{"own": [paths], "verifier": [paths]}`: the task context of `session` (`effects.TaskContext`), which folders
+    are the agent's own and which files the verifier's; DELETE: forgotten. Both need the admin token, so that an
+    agent cannot declare its own."""
+    if not _is_admin(st, req):
+        return error(403, f"a session's task context is the rollout's to declare: send the proxy's admin token in the {ADMIN_HEADER} header", "permission_error")
+    if req.method == "DELETE": st.guard.set_context(session, None); return JSONResponse({"session": session, "context": None})
+    if req.method != "PUT": return error(405, "PUT a task context or DELETE it", "invalid_request_error")
+    body = await read_json(req, st.cfg.max_body)
+    if isinstance(body, Response): return body
+    try: ctx = TaskContext.from_dict(body)
+    except ValueError as e: return error(400, str(e), "invalid_request_error")
+    st.guard.set_context(session, ctx)
+    return JSONResponse({"session": session, "context": {"own": list(ctx.own), "verifier": list(ctx.verifier)}})
 
 def make_app(cfg:ProxyConfig) -> Starlette:
     "The safeagents ASGI app for `cfg`."
     st = ProxyState(cfg)
     async def handle(req:Request) -> Response:
         session, path = split_session(req.url.path)
-        if m := re.fullmatch(r"/safeagents/sessions/([\w.:@-]{1,200})/turns", req.url.path): return await turns_endpoint(st, req, m.group(1))
+        if m := re.fullmatch(r"/safeagents/sessions/([\w.:@-]{1,200})/(turns|context)", req.url.path):
+            return await (turns_endpoint if m.group(2) == "turns" else context_endpoint)(st, req, m.group(1))
         if req.method == "POST" and path == "/v1/chat/completions": return await openai_chat(st, req, path, session)
         if req.method == "POST" and path == "/v1/messages": return await anthropic_messages(st, req, path, session)
         return await passthrough(st, req, path)

@@ -51,3 +51,16 @@ def test_clean_sessions_never_reach_a_zone():
         for s in json.loads(f.read_text())["steps"]:
             for c in s.get("tool_calls") or []:
                 assert effect_findings(c["function_name"], c["arguments"]) == [], (f.name, c["arguments"])
+
+
+def test_guard_answers_with_a_task_context():
+    "The context path (`own_work` on the spelling rules' findings, the context's verifier zone) under random commands and a session's memory."
+    from harness_adapters.effects import TaskContext
+    g, rng = Guard(["harness_adapters.packs.smoldataenvs:checks", "harness_adapters.effects:zones"]), random.Random(2)
+    g.set_context("s", TaskContext(own=("/workspace",), verifier=("/workspace/tests",)))
+    steps = [{"source": "system", "message": "You are a coding agent."}, {"source": "user", "message": "fix it"}]
+    for i in range(150):
+        call = {"tool_call_id": f"t{i}", "function_name": "bash", "arguments": {"command": _random_command(rng) + " > /workspace/tests/x"}}
+        t = time.perf_counter(); d = g.check(steps + [{"source": "agent", "message": "", "tool_calls": [call]}], {"bash"}, session="s")[0]
+        assert d.verdict in ("allow", "suspicious", "block") and time.perf_counter() - t < 0.5
+        steps.append({"source": "agent", "message": "", "tool_calls": [call]})

@@ -28,7 +28,7 @@ LAYERS = {
     "packs.traj2envs": {"packs.common"},
     "guard": {"detectors", "effects"},
     "wire": {"atif_io", "guard"},
-    "safeagents": {"atif_io", "config", "detectors", "envfacts", "guard", "wire"},
+    "safeagents": {"atif_io", "config", "detectors", "effects", "envfacts", "guard", "wire"},
     "scripted": set(),
     "sandbox": {"config"},
     "tasks": {"config", "runs", "sandbox"},
