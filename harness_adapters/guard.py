@@ -73,8 +73,9 @@ class Guard:
     def __init__(self, plugins=(), # atif-scan plugins, `MODULE:FACTORY`
                  judge:Callable|None=None, # `(request_text, name, args, findings) -> reason|None`
                  scanner:Scanner|None=None, # a ready scanner (default: built from `plugins`)
-                 judge_timeout_s:float|None=30.0): # seconds a judge may take per call; past it the call stands as stages 1-2 decided
-        checks, self.zones = plugin_parts(plugins)   # atif-scan's checks and the effect rules, if a plugin gives them
+                 judge_timeout_s:float|None=30.0, # seconds a judge may take per call; past it the call stands as stages 1-2 decided
+                 context:TaskContext|None=None): # the task context of a session that declares none (`set_context`)
+        checks, self.zones, self.context = *plugin_parts(plugins), context   # atif-scan's checks and the effect rules, if a plugin gives them
         self.scanner, self.judge, self.judge_timeout_s = scanner or Scanner(checks=checks), judge, judge_timeout_s
         self.lock, self.memories = threading.Lock(), OrderedDict()   # session -> `effects.Memory` (kept as the scanner's sessions)
         self.contexts = OrderedDict()   # session -> `effects.TaskContext`, as the rollout declared it (`set_context`)
@@ -145,7 +146,7 @@ def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent 
     with self.lock:
         per = _stage2(self.scanner, steps, session)
         mem = _memory(self, steps, session) if self.zones else None
-        ctx = (context or self.contexts.get(session)) if self.zones else None   # a context refines the effect rules
+        ctx = (context or self.contexts.get(session) or self.context) if self.zones else None   # a context refines the effect rules
     zones = self.zones + ctx.zones if ctx else self.zones
     out = []
     for i, c in enumerate(calls):

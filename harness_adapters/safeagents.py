@@ -19,7 +19,7 @@ from starlette.routing import Route
 from .atif_io import anthropic_steps, openai_steps
 from .config import load_ref
 from .envfacts import read_file
-from .detectors import Finding
+from .detectors import Finding, plugin_parts
 from .effects import TaskContext
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
 from .wire import (AnthropicStream, OpenAIStream, SSEParser, anthropic_to_chat, chat_to_anthropic,
@@ -112,8 +112,10 @@ class ProxyConfig:
     Parameters that keep the agent to its own session (the agent's tool calls can reach the proxy):
         passthrough (`str`): the upstream paths forwarded as they are, GET and HEAD only (a regular expression;
             default `MODEL_ROUTES`); any other path answers 404.
-        admin_token (`str | None`): what the `ADMIN_HEADER` header must carry on the captured-turns route (default:
-            `admin_token()`). The trainer knows it; a sandbox, whose environment is cleared, does not.
+        admin_token (`str | None`): what the `ADMIN_HEADER` header must carry on the captured-turns and task-context
+            routes (default: `admin_token()`). The trainer knows it; a sandbox, whose environment is cleared, does not.
+        context (`effects.TaskContext | None`): the task context of a session that declares none on its route (which
+            folders are the agent's own: `serve --own /workspace`); None: such a session has none.
     """
     upstream: str
     host: str = "127.0.0.1"
@@ -132,6 +134,7 @@ class ProxyConfig:
     keep_alive_s: float = 75.0
     passthrough: str = MODEL_ROUTES
     admin_token: str|None = field(default=None, repr=False)
+    context: TaskContext|None = None
 
     def __post_init__(self):
         self.admin_token = self.admin_token or admin_token()
@@ -156,7 +159,7 @@ def split_session(path:str) -> tuple[str|None, str]:
 class ProxyState:
     "The guard, the events log, and per-session step counts and turns."
     def __init__(self, cfg:ProxyConfig):
-        self.cfg, self.guard, self.log = cfg, Guard(cfg.plugins, cfg.judge, judge_timeout_s=cfg.judge_timeout_s), EventLog(cfg.events)
+        self.cfg, self.guard, self.log = cfg, Guard(cfg.plugins, cfg.judge, judge_timeout_s=cfg.judge_timeout_s, context=cfg.context), EventLog(cfg.events)
         self.steps, self.turns, self.lock = defaultdict(int), defaultdict(list), threading.Lock()
         self.client: aiohttp.ClientSession|None = None
         # checks run on these threads, one per response in flight: a judge may wait on the network and a plugin may
@@ -716,9 +719,12 @@ def judge_from_args(a):
 def config_from_args(a) -> ProxyConfig:
     "The `ProxyConfig` of `safeagents serve`'s arguments."
     bounds = {k: v for k, v in (("check_timeout_s", a.check_timeout), ("max_body", a.max_body), ("keep_alive_s", a.keep_alive)) if v is not None}
+    if (a.own or a.verifier) and not plugin_parts(tuple(a.plugin))[1]:
+        raise ValueError("--own and --verifier refine the effect rules, which no --plugin gives: add --plugin harness_adapters.effects:zones")
     return ProxyConfig(a.upstream, a.host, a.port, tuple(a.plugin), judge_from_args(a), judge_timeout_s=a.judge_timeout, events=a.events,
                        capture=a.capture, max_steps=a.max_steps,
-                       sampling=None if a.temperature is None else {"temperature": a.temperature, "top_p": 1.0}, timeout_s=a.timeout, **bounds)
+                       sampling=None if a.temperature is None else {"temperature": a.temperature, "top_p": 1.0}, timeout_s=a.timeout,
+                       context=TaskContext(tuple(a.own), tuple(a.verifier)) if a.own or a.verifier else None, **bounds)
 
 def cmd_serve(a):
     "Serve until interrupted (SIGINT or SIGTERM: uvicorn finishes open requests, then the events file is closed)."
@@ -797,6 +803,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--capture", action="store_true", help="request and keep token ids and logprobs per session")
     s.add_argument("--temperature", type=float, help="sample every request at this temperature (top_p 1), whatever the client asks")
     s.add_argument("--max-steps", type=int, help="model calls a session may make")
+    s.add_argument("--own", action="append", default=[], help="a folder that is the agent's own, for sessions that declare no task context (repeatable; with the effect rules)")
+    s.add_argument("--verifier", action="append", default=[], help="a file or folder of the task's grader inside the agent's folders, for the same sessions (repeatable)")
     s.add_argument("--timeout", type=float, default=600.0, help="upstream timeout, seconds")
     d = {f.name: f.default for f in fields(ProxyConfig)}
     s.add_argument("--check-timeout", type=float, help=f"seconds the check of one response may take; past it its calls are blocked (default {d['check_timeout_s']:g})")
