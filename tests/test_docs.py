@@ -11,11 +11,19 @@ def slug(heading: str) -> str:
 
 
 def anchors(page: Path) -> set[str]:
-    out, fence = set(), False
+    "Every heading's anchor on `page`; a repeated heading gets GitHub's `-1`, `-2`, ... after the first."
+    out, fence, seen = set(), False, {}
     for line in page.read_text().splitlines():
         if line.startswith("```"): fence = not fence
-        elif not fence and (m := re.match(r"#{1,6} (.*)", line)): out.add(slug(m.group(1)))
+        elif not fence and (m := re.match(r"#{1,6} (.*)", line)):
+            s = slug(m.group(1)); n = seen.get(s, 0); seen[s] = n + 1
+            out.add(s if n == 0 else f"{s}-{n}")
     return out
+
+
+def test_repeated_headings_get_numbered_anchors(tmp_path):
+    page = tmp_path / "p.md"; page.write_text("# Results\n\n## Results\n\n```\n# Results\n```\n### Results!\n")
+    assert anchors(page) == {"results", "results-1", "results-2"}
 
 
 def broken_links(root: Path = ROOT) -> tuple[int, list[str]]:
