@@ -21,8 +21,9 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from serve_adapters import PeakRSS, merge_adapter          # noqa: E402  (the serving benchmark's helpers)
 
-from harness_adapters.evaluator import (EvalConfig, ResultStore, evaluate, eval_tasks, plan_jobs, read_checkpoint,
-                                        run_jobs, session_preset, summary, validate_checkpoints)
+from harness_adapters.checkpoints import read_checkpoint, validate_checkpoints
+from harness_adapters.evaltables import ResultStore, summary
+from harness_adapters.evaluator import EvalConfig, evaluate, eval_tasks, plan_jobs, run_jobs, session_preset
 from harness_adapters.models import tiny_model_dir
 from harness_adapters.rollouts import serving_stack
 from harness_adapters.serving import ServerConfig, VLLMServer, new_adapter

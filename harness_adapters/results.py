@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from .evaluator import ResultStore, eval_status, markdown_table
+from .evaltables import ResultStore, eval_status, markdown_table
 from collections import defaultdict
 from .runs import GROUPS, atomic_write, read_jsonl
 from .stats import fmt_diff, interval, interval_note

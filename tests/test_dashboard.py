@@ -8,7 +8,7 @@ import pytest
 
 from harness_adapters.dashboard import (Dashboard, find_runs, find_session, learning_summary, load_run, report_html,
                                         write_figures, write_report)
-from harness_adapters.evaluator import SLICES, EvalResult, write_tables
+from harness_adapters.evaltables import SLICES, EvalResult, ResultStore, write_tables
 from harness_adapters.stats import interval
 
 TRAJ = {"schema_version": "ATIF-v1.6", "session_id": "g1.r2", "steps": [
@@ -139,7 +139,6 @@ def test_partial_evaluation_is_marked(runs):
     ev = runs[0] / "eval"
     (ev / "config.json").write_text(json.dumps({"plan_arms": [["base", "pi"], ["step-3", "pi"], ["step-6", "pi"]],
                                                 "tasks": [f"tiny-t{i}" for i in range(12)], "attempts": 1}))
-    from harness_adapters.evaluator import ResultStore
     write_tables(ResultStore(ev).read(), ev)                                  # 30 of 36: two planned tasks never ran
     r = load_run(runs[0])
     assert r.eval_status["partial"] and (r.eval_status["finished"], r.eval_status["planned"]) == (30, 36)

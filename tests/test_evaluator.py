@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness_adapters.evaluator import (SLICES, Checkpoint, CheckpointError, EvalConfig, EvalResult, NoCheckpoints, ResultStore,
-                                        arms, compare, eval_cli, evaluate, find_checkpoints, interval,
-                                        plan_jobs, plan_waves, read_checkpoint, recompute_tables, run_jobs,
-                                        summary, validate_checkpoints, write_tables)
+from harness_adapters.checkpoints import (Checkpoint, CheckpointError, NoCheckpoints, find_checkpoints, read_checkpoint,
+                                          validate_checkpoints)
+from harness_adapters.evaltables import SLICES, EvalResult, ResultStore, compare, recompute_tables, summary, write_tables
+from harness_adapters.evaluator import EvalConfig, arms, eval_cli, evaluate, plan_jobs, plan_waves, run_jobs
+from harness_adapters.stats import interval
 from harness_adapters.config import get_preset
 from harness_adapters.rollouts import Rollout, TurnTokens
 from harness_adapters.tasks import Task, TaskFormatError, TaskSpecError, list_tasks, resolve_tasks

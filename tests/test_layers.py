@@ -11,7 +11,8 @@ PKG = Path(__file__).resolve().parents[1] / "harness_adapters"
 
 # module -> the package modules it may import (the package itself, for `__version__`, is always allowed).
 # Lines not to cross (DESIGN.md): the proxy knows nothing of training; tasks and sandboxes know nothing of models;
-# the dashboard reads files (runs, stats), never the evaluator or the trainer; runs and stats sit under everything.
+# the dashboard reads files (runs, stats), never the evaluator or the trainer; the evaluation's tables (evaltables) know
+# nothing of the run that made its sessions; runs and stats sit under everything.
 LAYERS = {
     "config": set(),
     "stats": set(),
@@ -46,12 +47,14 @@ LAYERS = {
     "trainer": {"cards", "config", "cpu_attention", "rollouts", "runs", "samples"},
     "tracking": set(),
     "training": {"cards", "config", "harnesses", "rollouts", "runs", "samples", "tasks", "tinytasks", "tracking", "trainer", "workspacetasks"},
-    "evaluator": {"cards", "config", "dashboard", "harnesses", "models", "rollouts", "runs", "serving", "stats", "tasks", "tracking", "workspacetasks"},
+    "checkpoints": {"cards", "config", "harnesses", "models", "runs", "serving"},
+    "evaltables": {"runs", "stats", "tasks"},
+    "evaluator": {"checkpoints", "config", "dashboard", "evaltables", "rollouts", "runs", "tasks", "tracking", "workspacetasks"},
     "envfacts": {"atif_io", "detectors", "packs.smoldataenvs", "packs.traj2envs"},
     "envtests": {"envfacts", "sandbox"},
     "envbuilder": {"config", "envfacts", "envtests", "rollouts", "runs", "serving", "tasks"},
     "dashboard": {"config", "runs", "stats", "tasks"},
-    "results": {"evaluator", "runs", "stats", "tasks"},
+    "results": {"evaltables", "runs", "stats", "tasks"},
     "sft": {"atif_io", "cards", "config", "envfacts", "models", "rollouts", "runs", "safeagents", "samples"},
     "cli": {"config", "dashboard", "envbuilder", "evaluator", "models", "results", "rollouts", "serving", "sft", "tasks", "teacher"},   # its subcommands, by `MODULE:NAME`
     "__init__": set(),

@@ -65,7 +65,7 @@ def test_committed_evaluation_recomputes_to_its_tables(ev, tmp_path):
     """`harness-adapters eval --tables-only` on a committed evaluation, with only the files a clone has, gives back its
     committed tables and status byte for byte: the README's figures come from `sessions.jsonl` and the plan in
     `config.json` (without the plan, the status cannot say FINISHED), and reproducing them leaves the tree clean."""
-    from harness_adapters.evaluator import recompute_tables
+    from harness_adapters.evaltables import recompute_tables
     names = [Path(p).name for p in _tracked(str(ev.relative_to(ROOT)) + "/*")]
     assert "config.json" in names, f"{ev}: its config.json (the plan) is not committed"
     copy = tmp_path / ev.name; copy.mkdir()
