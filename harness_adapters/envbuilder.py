@@ -282,6 +282,7 @@ def build_source(src: Source, cfg: BuildConfig, engine=None) -> dict:
         if d: drops.append(d)
     rec["drops"] = [_drop_dict(d) for d in drops]
     rec["replay_problems"] = rp.problems
+    rec["failed_writes"] = rp.failures        # writes and edits the harness said failed: the replay skipped them
     rec["status"] = "no work" if not rec["candidates"] else "done"
     return rec
 

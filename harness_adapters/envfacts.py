@@ -5,21 +5,26 @@
 # %% ../nbs/12a_envfacts.ipynb #d3a7fe8b
 from __future__ import annotations
 import copy, json, os, re, shlex, hashlib, posixpath
+from collections import Counter
+from itertools import chain, islice
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 from pydantic import ValidationError
 from atif import Trajectory
 from atif_scan import Engine, Status, builtin_detectors, parse_trace
-from .atif_io import content_text, pi_branch, pi_session_steps
+from .atif_io import content_text, parse_arguments, pi_branch, pi_session_steps
 from .detectors import Finding, load_plugin, severity_name
 
 # %% auto #0
-__all__ = ['ATIF_VERSIONS', 'ROLES', 'RESULT_FOR', 'REPAIRS', 'SCREEN_PLUGINS', 'PATH_KEYS', 'CONTENT_KEYS', 'SHELL_NAMES',
-           'EXIT_PATTERNS', 'SILENT_SUCCESS', 'PYTEST_SUMMARY', 'HEREDOC', 'CD', 'CHECK', 'PYTHON_CHECK', 'INSTALL',
+__all__ = ['ATIF_VERSIONS', 'ROLES', 'RESULT_FOR', 'REPAIRS', 'LOG_NOTES', 'HEAD_LINES', 'CLAUDE_MESSAGES', 'INTERRUPTED',
+           'CODEX_ITEMS', 'CODEX_CALLS', 'CODEX_OUTPUTS', 'CODEX_CONTEXT', 'RAW_LOGS', 'SCREEN_PLUGINS', 'PATH_KEYS',
+           'CONTENT_KEYS', 'SHELL_NAMES', 'SHELLS', 'PATCH', 'PATCH_FILE', 'APPLY_PATCH', 'EXIT_PATTERNS',
+           'SILENT_SUCCESS', 'PYTEST_SUMMARY', 'HEREDOC', 'CD', 'WRITE_ERROR', 'CHECK', 'PYTHON_CHECK', 'INSTALL',
            'TEST_FILE', 'DATA_FILE', 'NUMBER', 'RULES', 'Source', 'source_key', 'atif_problem', 'Repair', 'lenient',
-           'pi_trajectory', 'read_file', 'input_files', 'read_sources', 'screen_engine', 'screen', 'Action', 'classify',
-           'exit_code', 'Command', 'Change', 'Replay', 'harness_of', 'norm_path', 'replay', 'is_check',
+           'pi_trajectory', 'claude_trajectory', 'codex_trajectory', 'raw_log_kind', 'read_raw_log', 'read_file',
+           'input_files', 'read_sources', 'screen_engine', 'screen', 'Action', 'parse_patch', 'classify', 'exit_code',
+           'Command', 'Change', 'Replay', 'harness_of', 'norm_path', 'write_failed', 'replay', 'is_check',
            'is_python_check', 'is_test_file', 'Candidate', 'Drop', 'project_root', 'relative', 'find_repairs',
            'find_builds', 'find_extends', 'find_qa', 'find_work']
 
@@ -31,10 +36,10 @@ class Source:
     "One trajectory as read: where it came from, the ATIF dict or what is wrong with it, and what reading it assumed."
     key: str                 # stable and file-name safe: slug of the relative path (+ line) and a short hash
     origin: str              # the path relative to the input root, `#N` for line N of a JSON-lines file
-    kind: str                # atif | pi
+    kind: str                # atif | pi | claude-code | codex (the raw log it was converted from)
     trajectory: dict | None = None
     error: str | None = None # why it cannot be used (then `trajectory` is None)
-    repairs: dict = field(default_factory=dict)  # repair name -> what was assumed (`lenient`), in `REPAIRS` order
+    repairs: dict = field(default_factory=dict)  # repair name -> what was assumed (`lenient`, in `REPAIRS` order; a raw log's reader, `LOG_NOTES`)
 
 def source_key(origin: str) -> str:
     "A file-name-safe key for `origin`: its slug and 8 hex digits of its hash."
@@ -246,6 +251,200 @@ def pi_trajectory(path: Path) -> dict:
 def _is_pi_log(first: dict) -> bool:
     return first.get("type") == "session" or ("parentId" in first and "type" in first)
 
+# %% ../nbs/12a_envfacts.ipynb #d3adc563
+LOG_NOTES = {  # what a raw log's reader may record on its Source (`Source.repairs`), and why it is safe
+    "claude_code_log": "a Claude Code session log read as ATIF: the messages on the branch that ends at the last one; lines without a "
+                       "message, subagents' (sidechain) and meta messages (command expansions, caveats, interruptions) left out",
+    "claude_bash_exit": "Claude Code flags a Bash call whose command exits non-zero (`is_error`; 2.x also prints `Exit code N`): a result "
+                        "not flagged, of a command that ran to its end, is read as exit 0",
+    "codex_log": "a Codex rollout read as ATIF: requests from its `user_message` events (or its user messages less the injected context), "
+                 "calls and outputs paired by `call_id`, exit codes from outputs and `exec_command_end` events; other lines left out",
+}
+HEAD_LINES = 8  # how many first lines of a JSON-lines file decide what it is
+
+def _json_lines(path: Path) -> tuple[list[dict], int]:
+    "The JSON objects of a JSON-lines file, and how many of its lines were not one (a log cut mid-line)."
+    out, bad = [], 0
+    for line in Path(path).read_text(errors="replace").splitlines():
+        if not line.strip(): continue
+        try: d = json.loads(line)
+        except json.JSONDecodeError: bad += 1; continue
+        if isinstance(d, dict): out.append(d)
+        else: bad += 1
+    return out, bad
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+def _kinds(counts: Counter) -> str:
+    "`system 2, summary 15`: the line kinds a reader skipped, sorted."
+    return ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+
+# %% ../nbs/12a_envfacts.ipynb #4048e942
+CLAUDE_MESSAGES = ("user", "assistant")  # the line types that carry a message
+INTERRUPTED = re.compile(r"^\[Request interrupted by user")
+
+def _is_claude_log(head: list[dict]) -> bool:
+    "Whether the first lines `head` of a JSON-lines file are a Claude Code session log."
+    return any((d.get("type") in ("user", "assistant", "system") and {"uuid", "sessionId"} <= set(d)) or
+               (d.get("type") == "summary" and "leafUuid" in d) or
+               (d.get("type") in ("file-history-snapshot", "queue-operation") and bool({"messageId", "sessionId"} & set(d)))
+               for d in head)
+
+def _claude_branch(entries: list[dict]) -> tuple[list[dict], int, int]:
+    "The messages on the branch that ends at the last one, how many messages the main thread has, and how many are a subagent's."
+    msgs = [e for e in entries if e.get("type") in CLAUDE_MESSAGES and isinstance(e.get("message"), dict)]
+    main = [e for e in msgs if not e.get("isSidechain")] or msgs  # a subagent's own file is all sidechain
+    if not all(e.get("uuid") for e in main): return main, len(main), len(msgs) - len(main)
+    by_id, on, e = {x["uuid"]: x for x in entries if x.get("uuid")}, set(), (main[-1] if main else None)
+    while e is not None and e["uuid"] not in on:
+        on.add(e["uuid"]); e = by_id.get(e.get("parentUuid") or e.get("logicalParentUuid"))  # a compaction links logically
+    return [e for e in main if e["uuid"] in on], len(main), len(msgs) - len(main)
+
+def _ran_to_end(line: dict, call: dict) -> bool:
+    "Whether a Bash call's command ran to its end: not sent to the background, not interrupted."
+    r = line.get("toolUseResult")
+    r = r if isinstance(r, dict) else {}
+    return not (call["arguments"].get("run_in_background") or r.get("interrupted") or r.get("backgroundTaskId"))
+
+# %% ../nbs/12a_envfacts.ipynb #b7db33f3
+def claude_trajectory(path: Path) -> tuple[dict, dict]:
+    "The ATIF dict of the Claude Code session log at `path` (the branch that ends at its last message), and what reading it assumed."
+    entries, bad = _json_lines(path)
+    branch, n_main, side = _claude_branch(entries)
+    steps, calls, meta, bash0, loose, last_id = [], {}, 0, 0, 0, None
+    for e in branch:
+        m = e["message"]
+        blocks = m.get("content")
+        blocks = [{"type": "text", "text": blocks}] if isinstance(blocks, str) else [b for b in blocks or [] if isinstance(b, dict)]
+        if e["type"] == "assistant":
+            s = steps[-1] if steps and last_id and m.get("id") == last_id and steps[-1]["source"] == "agent" and "observation" not in steps[-1] else None
+            if s is None: s = {"source": "agent", "message": ""}; steps.append(s)
+            text = "\n".join(b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str))
+            think = "\n".join(b["thinking"] for b in blocks if b.get("type") == "thinking" and isinstance(b.get("thinking"), str))
+            if text: s["message"] = "\n".join(t for t in (s["message"], text) if t)
+            if think: s["reasoning_content"] = "\n".join(t for t in (s.get("reasoning_content", ""), think) if t)
+            for b in blocks:
+                if b.get("type") != "tool_use": continue
+                c = {"tool_call_id": str(b.get("id")), "function_name": str(b.get("name")), "arguments": b["input"] if isinstance(b.get("input"), dict) else {}}
+                s.setdefault("tool_calls", []).append(c); calls[c["tool_call_id"]] = (s, c)
+            last_id = m.get("id"); continue
+        last_id, results = None, [b for b in blocks if b.get("type") == "tool_result"]
+        for b in results:
+            s, c = calls.get(str(b.get("tool_use_id")), (None, None))
+            if s is None: loose += 1; continue
+            extra = {"is_error": bool(b.get("is_error"))}
+            if c["function_name"] == "Bash" and not b.get("is_error") and _ran_to_end(e, c): extra["exit_code"] = 0; bash0 += 1
+            s.setdefault("observation", {"results": []})["results"].append({"source_call_id": c["tool_call_id"], "content": content_text(b.get("content")), "extra": extra})
+        if results: continue
+        text = content_text(blocks)
+        if e.get("isMeta") or INTERRUPTED.match(text): meta += 1; continue
+        steps.append({"source": "user", "message": text})
+    if not steps: raise ValueError("no messages")
+    version = next((str(e["version"]) for e in branch if e.get("version")), "")
+    model = next((e["message"]["model"] for e in branch if e["type"] == "assistant" and e["message"].get("model") not in (None, "<synthetic>")), None)
+    t = {"schema_version": "ATIF-v1.6", "session_id": str(next((e["sessionId"] for e in entries if e.get("sessionId")), Path(path).stem)),
+         "agent": {"name": "claude-code", "version": version, **({"model_name": str(model)} if model else {})},
+         "steps": [{"step_id": i, **s} for i, s in enumerate(steps, 1)], "extra": {"cwd": next((e["cwd"] for e in branch if e.get("cwd")), "")}}
+    skipped = Counter(str(e.get("type")) for e in entries if e.get("type") not in CLAUDE_MESSAGES)
+    read = [f"{len(branch)} of {_plural(n_main, 'message')} (the branch that ends at the last)" if len(branch) < n_main else _plural(len(branch), "message"),
+            f"{side} sidechain (subagent) left out" if side else "", f"{meta} meta or interruption not read as requests" if meta else "",
+            f"lines skipped: {_kinds(skipped)}" if skipped else "", f"{_plural(bad, 'line')} not JSON" if bad else "",
+            f"{_plural(loose, 'result')} without their call" if loose else ""]
+    notes = {"claude_code_log": "Claude Code session log read as ATIF: " + "; ".join(x for x in read if x)}
+    if bash0: notes["claude_bash_exit"] = f"{_plural(bash0, 'Bash result')} not flagged `is_error` read as exit 0"
+    return t, notes
+
+# %% ../nbs/12a_envfacts.ipynb #ae9bb866
+CODEX_ITEMS = ("message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call",
+               "reasoning", "web_search_call")  # the Responses API items a rollout records
+CODEX_CALLS, CODEX_OUTPUTS = ("function_call", "custom_tool_call", "local_shell_call"), ("function_call_output", "custom_tool_call_output")
+CODEX_CONTEXT = re.compile(r"^\s*(?:<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>)")
+
+def _is_codex_log(head: list[dict]) -> bool:
+    "Whether the first lines `head` are a Codex rollout: `{timestamp, type, payload}` lines, or the older bare header and bare items."
+    d = head[0]
+    if d.get("type") in ("session_meta", "response_item", "event_msg", "turn_context") and isinstance(d.get("payload"), dict): return True
+    return "type" not in d and {"id", "timestamp"} <= set(d) and any(x.get("record_type") == "state" or x.get("type") in CODEX_ITEMS for x in head[1:])
+
+def _codex_items(entries: list[dict]) -> Iterator[tuple[str, dict]]:
+    "(kind, payload) of each line of a rollout (`session_meta`, `response_item`, `event_msg`, …), the older layout read as the newer."
+    for n, d in enumerate(entries):
+        if isinstance(d.get("payload"), dict) and isinstance(d.get("type"), str): yield d["type"], d["payload"]
+        elif n == 0 and "type" not in d and "id" in d: yield "session_meta", d
+        elif d.get("type") in CODEX_ITEMS: yield "response_item", d
+        else: yield "state" if "record_type" in d else "unknown", d
+
+def _codex_output(out) -> tuple[str, dict]:
+    "The text of a Codex tool output, and the `extra` its metadata gives (`exit_code`; `is_error` where it says it failed)."
+    if isinstance(out, str):
+        try: j = json.loads(out)
+        except json.JSONDecodeError: return out, {}
+        if isinstance(j, dict) and isinstance(j.get("output"), str):
+            code = j["metadata"].get("exit_code") if isinstance(j.get("metadata"), dict) else None
+            return j["output"], ({"exit_code": code} if isinstance(code, int) else {})
+        return out, {}
+    if isinstance(out, dict) and "content" in out: return content_text(out["content"]), ({"is_error": True} if out.get("success") is False else {})
+    return content_text(out), {}
+
+def _codex_call(p: dict) -> dict:
+    "A Codex function call, custom tool call (its raw `input`) or local shell call, as an ATIF tool call."
+    if p["type"] == "local_shell_call":
+        a = p.get("action") if isinstance(p.get("action"), dict) else {}
+        name, args = "local_shell", {"command": a.get("command"), **({"workdir": a["working_directory"]} if a.get("working_directory") else {})}
+    else: name, args = str(p.get("name")), ({"input": p.get("input", "")} if p["type"] == "custom_tool_call" else parse_arguments(p.get("arguments")))
+    return {"tool_call_id": str(p.get("call_id") or p.get("id")), "function_name": name, "arguments": args}
+
+# %% ../nbs/12a_envfacts.ipynb #f43b762e
+def codex_trajectory(path: Path) -> tuple[dict, dict]:
+    "The ATIF dict of the Codex rollout at `path`, and what reading it assumed."
+    entries, bad = _json_lines(path)
+    items = list(_codex_items(entries))
+    meta = next((p for k, p in items if k == "session_meta"), {})
+    by_event = any(k == "event_msg" and p.get("type") == "user_message" for k, p in items)
+    steps, calls, ends, skipped, context, loose = [], {}, {}, Counter(), 0, 0
+    def agent():
+        if not (steps and steps[-1]["source"] == "agent" and "observation" not in steps[-1]): steps.append({"source": "agent", "message": ""})
+        return steps[-1]
+    for k, p in items:
+        t = p.get("type")
+        if k == "event_msg" and t == "user_message" and isinstance(p.get("message"), str): steps.append({"source": "user", "message": p["message"]})
+        elif k == "event_msg" and t in ("exec_command_end", "patch_apply_end") and p.get("call_id"):
+            ends[str(p["call_id"])] = {"exit_code": p["exit_code"]} if isinstance(p.get("exit_code"), int) else {"is_error": True} if p.get("success") is False else {}
+        elif k == "response_item" and t == "message" and p.get("role") in ("user", "assistant"):
+            text = content_text(p.get("content"))
+            if p["role"] == "assistant": s = agent(); s["message"] = "\n".join(x for x in (s["message"], text) if x)
+            elif by_event or CODEX_CONTEXT.match(text): context += not by_event
+            else: steps.append({"source": "user", "message": text})
+        elif k == "response_item" and t in CODEX_CALLS:
+            c = _codex_call(p); s = agent(); s.setdefault("tool_calls", []).append(c); calls[c["tool_call_id"]] = s
+        elif k == "response_item" and t in CODEX_OUTPUTS:
+            s = calls.get(str(p.get("call_id")))
+            if s is None: loose += 1; continue
+            text, extra = _codex_output(p.get("output"))
+            s.setdefault("observation", {"results": []})["results"].append({"source_call_id": str(p["call_id"]), "content": text, "extra": extra})
+        elif k not in ("session_meta", "turn_context"): skipped[f"{k} {t}" if t and k in ("event_msg", "response_item") else k] += 1
+    from_events = 0
+    for s in steps:  # an exit code only its event gives: the command was still running when its output was taken
+        for r in (s.get("observation") or {}).get("results", []):
+            e = ends.get(r["source_call_id"], {})
+            if e and not ({"exit_code", "is_error"} & set(r["extra"])): r["extra"].update(e); from_events += 1
+            if not r["extra"]: del r["extra"]
+    if not steps: raise ValueError("no request, message or tool call")
+    model = next((p["model"] for k, p in items if k == "turn_context" and isinstance(p.get("model"), str)), meta.get("model"))
+    cwd = meta.get("cwd") or next((p["cwd"] for k, p in items if k == "turn_context" and isinstance(p.get("cwd"), str)), "")
+    t = {"schema_version": "ATIF-v1.6", "session_id": str(meta.get("id") or Path(path).stem),
+         "agent": {"name": "codex", "version": str(meta.get("cli_version") or ""), **({"model_name": model} if isinstance(model, str) else {})},
+         "steps": [{"step_id": i, **s} for i, s in enumerate(steps, 1)], "extra": {"cwd": cwd}}
+    n_req = sum(s["source"] == "user" for s in steps)
+    read = [("" if entries and "payload" in entries[0] else "older layout (bare header and items); ") +
+            (f"{_plural(n_req, 'request')} from its `user_message` events" if by_event else f"{_plural(n_req, 'request')} from its user messages, "
+             f"{context} injected context left out"),
+            f"exit codes of {from_events} from their `exec_command_end`/`patch_apply_end` events" if from_events else "",
+            f"lines skipped: {_kinds(skipped)}" if skipped else "", f"{_plural(bad, 'line')} not JSON" if bad else "",
+            f"{_plural(loose, 'output')} without their call" if loose else ""]
+    return t, {"codex_log": "Codex rollout read as ATIF: " + "; ".join(x for x in read if x)}
+
 # %% ../nbs/12a_envfacts.ipynb #7a69a711
 def _from_json(text: str, origin: str, kind: str = "atif") -> Iterator[Source]:
     try: d = json.loads(text)
@@ -257,6 +456,32 @@ def _from_json(text: str, origin: str, kind: str = "atif") -> Iterator[Source]:
         p = atif_problem(t)
         yield Source(source_key(o), o, kind, None if p else t, p, done)
 
+RAW_LOGS = {"pi": "pi session log", "codex": "Codex rollout", "claude-code": "Claude Code session log"}  # kind -> its name in errors
+
+def raw_log_kind(head: list[dict]) -> str | None:
+    "Which raw session log a JSON-lines file is, from its first lines `head` (None: ATIF, one trajectory a line)."
+    if not head: return None
+    if _is_pi_log(head[0]): return "pi"
+    if _is_codex_log(head): return "codex"
+    if _is_claude_log(head): return "claude-code"
+    return None
+
+def _head(lines: list[str]) -> list[dict]:
+    "The first lines parsed, up to the first that is not a JSON object (an ATIF line is enough to stop)."
+    out = []
+    for line in lines:
+        try: d = json.loads(line)
+        except json.JSONDecodeError: break
+        if not isinstance(d, dict): break
+        out.append(d)
+        if "schema_version" in d or "steps" in d: break
+    return out
+
+def read_raw_log(path: Path, kind: str) -> tuple[dict, dict]:
+    "The ATIF dict of the raw session log at `path` of `kind`, and what reading it assumed."
+    if kind == "pi": return pi_trajectory(path), {}
+    return (claude_trajectory if kind == "claude-code" else codex_trajectory)(path)
+
 def read_file(path: Path, root: Path) -> Iterator[Source]:
     "The trajectories in one file (several for a JSON-lines file of ATIF), each validated."
     origin = Path(path).resolve().relative_to(Path(root).resolve()).as_posix() if Path(path).resolve() != Path(root).resolve() else Path(path).name
@@ -264,14 +489,13 @@ def read_file(path: Path, root: Path) -> Iterator[Source]:
         yield from _from_json(Path(path).read_text(errors="replace"), origin); return
     with open(path, errors="replace") as f:
         lines = (l for l in f if l.strip())
-        first = next(lines, None)
-        try: head = json.loads(first) if first else None
-        except json.JSONDecodeError: head = None
-        if isinstance(head, dict) and _is_pi_log(head):
-            try: yield Source(source_key(origin), origin, "pi", pi_trajectory(path))
-            except (ValueError, json.JSONDecodeError) as e: yield Source(source_key(origin), origin, "pi", error=f"pi session log: {e}")
-            return
-        for n, line in enumerate([first] + list(lines) if first else [], 1):  # one line at a time
+        first = list(islice(lines, HEAD_LINES))
+        if (kind := raw_log_kind(_head(first))):
+            try: t, notes = read_raw_log(path, kind)
+            except (ValueError, json.JSONDecodeError) as e: yield Source(source_key(origin), origin, kind, error=f"{RAW_LOGS[kind]}: {e}"); return
+            p = atif_problem(t) if kind != "pi" else None
+            yield Source(source_key(origin), origin, kind, None if p else t, p, notes); return
+        for n, line in enumerate(chain(first, lines), 1):  # one at a time
             yield from _from_json(line, f"{origin}#{n}")
 
 # %% ../nbs/12a_envfacts.ipynb #ef3e9b8c
@@ -312,16 +536,18 @@ def screen(trajectory: dict, engine=None) -> list[Finding]:
 @dataclass(slots=True)
 class Action:
     "One tool call, read as what it does to files."
-    kind: str                       # write | edit | shell | read | other
+    kind: str                       # write | edit | patch | shell | read | other
     path: str = ""
     content: str | None = None      # write: the file's new text
     edits: list = field(default_factory=list)  # edit: [(old, new, replace_all)]
     command: str = ""               # shell
     whole: bool = True              # read: the whole file was shown (no offset/limit)
+    patch: list = field(default_factory=list)  # patch: [(op, path, body, move_to)] (`parse_patch`)
 
 PATH_KEYS = ("path", "file_path", "filePath", "filename", "file", "absolute_path")
 CONTENT_KEYS = ("content", "file_text", "contents", "text")
 SHELL_NAMES = re.compile(r"^(bash|shell|terminal|execute_bash|run_shell_command|exec_command|bash_command|run_command|local_shell)$", re.I)
+SHELLS = ("bash", "sh", "zsh", "dash")  # `SHELL -c SCRIPT` in an argv list runs SCRIPT
 
 def _first(args: dict, keys) -> str | None:
     return next((args[k] for k in keys if isinstance(args.get(k), str)), None)
@@ -332,7 +558,44 @@ def _pairs(e: dict) -> tuple | None:
         if isinstance(e.get(o), str): return (e[o], e.get(n) or "", bool(e.get("replace_all") or e.get("replaceAll")))
     return None
 
+def _argv_command(argv: list) -> str:
+    "An argv list as the command line it runs: SCRIPT for `bash -lc SCRIPT` (Codex's `shell`), else its words quoted."
+    argv = [str(a) for a in argv]
+    if len(argv) == 3 and posixpath.basename(argv[0]) in SHELLS and argv[1] in ("-c", "-lc", "-cl"): return argv[2]
+    return shlex.join(argv)
+
+# %% ../nbs/12a_envfacts.ipynb #74cf0ab6
+PATCH = re.compile(r"\*\*\* Begin Patch\n.*?\*\*\* End Patch", re.S)
+PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$")
+APPLY_PATCH = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:apply_patch|applypatch)\b")
+
+def _hunks(lines: list[str]) -> list[tuple]:
+    "An update's hunks as replacements (old, new, False): context and `-` lines, by context and `+` lines."
+    hunks = []
+    for line in lines:
+        if line.startswith("@@") or not hunks: hunks.append(([], []))
+        if line.startswith("@@"): continue
+        tag, body = (line[0], line[1:]) if line[:1] in (" ", "-", "+") else (" ", line)  # a blank context line may lose its space
+        if tag != "+": hunks[-1][0].append(body)
+        if tag != "-": hunks[-1][1].append(body)
+    return [("\n".join(o), "\n".join(n), False) for o, n in hunks if o != n]  # a hunk of context alone only places the next
+
+def parse_patch(text: str) -> list[tuple]:
+    "The file operations of a Codex patch: (op, path, body, move_to); op `add` (body: the text), `update` (body: replacements) or `delete`."
+    ops = []
+    for line in text.split("\n"):
+        if line.startswith("*** End Patch"): break
+        if (m := PATCH_FILE.match(line)): ops.append((m.group(1).lower(), m.group(2), [], [])); continue
+        if not ops or line.startswith(("*** Begin Patch", "*** End of File")): continue
+        if line.startswith("*** Move to: "): ops[-1][3].append(line[len("*** Move to: "):].strip())
+        else: ops[-1][2].append(line)
+    return [(op, p, "".join(l[1:] + "\n" for l in ls if l.startswith("+")) if op == "add" else _hunks(ls) if op == "update" else None,
+             to[-1] if to else None) for op, p, ls, to in ops]
+
 # %% ../nbs/12a_envfacts.ipynb #e44d067c
+def _patch_action(text: str) -> Action:
+    return Action("patch", patch=parse_patch(text))
+
 def classify(name: str, args: dict) -> Action:
     "What tool call `name(args)` does, as an `Action`."
     args = args if isinstance(args, dict) else {}
@@ -343,10 +606,13 @@ def classify(name: str, args: dict) -> Action:
         if cmd == "str_replace": return Action("edit", path, edits=[_pairs(args)])
         if cmd == "view": return Action("read", path, whole=False)
         return Action("other", path)
+    if low in ("apply_patch", "applypatch"): return _patch_action(_first(args, ("input", "patch")) or "")
     if SHELL_NAMES.match(name):
         cmd = args.get("command", args.get("cmd", args.get("keystrokes")))
-        if isinstance(cmd, list): cmd = shlex.join(map(str, cmd))
-        return Action("shell", command=str(cmd or "").rstrip("\n"))
+        if isinstance(cmd, list) and len(cmd) == 2 and str(cmd[0]) in ("apply_patch", "applypatch"): return _patch_action(str(cmd[1]))
+        cmd = (_argv_command(cmd) if isinstance(cmd, list) else str(cmd or "")).rstrip("\n")
+        if APPLY_PATCH.match(cmd) and (m := PATCH.search(cmd)): return _patch_action(m.group(0))
+        return Action("shell", command=cmd)
     edits = [p for p in [_pairs(args)] + [_pairs(e) for e in args.get("edits") or [] if isinstance(e, dict)] if p]
     if path and edits: return Action("edit", path, edits=edits)
     content = _first(args, CONTENT_KEYS)
@@ -394,9 +660,15 @@ class Change:
     step: int
     request: int
     path: str
-    kind: str                   # write | edit | seed (text learnt from a read) | heredoc
+    kind: str                   # write | edit | delete | seed (text learnt from a read) | heredoc
     applied: bool = True
-    problem: str = ""
+    problem: str = ""           # why the replay could not apply it (the session did; the replay cannot know how)
+    failed: str = ""            # why the harness said the call failed: it changed nothing, and neither does the replay
+
+    @property
+    def missed(self) -> bool:
+        "The session made this change but the replay could not: the files after it are in doubt."
+        return not self.applied and not self.failed
 
 # %% ../nbs/12a_envfacts.ipynb #78508b18
 @dataclass(slots=True)
@@ -414,8 +686,13 @@ class Replay:
 
     @property
     def problems(self) -> list[str]:
-        "Edits that did not apply, in words."
-        return [f"step {c.step}: {c.problem}" for c in self.changes if not c.applied]
+        "Edits the replay could not apply, in words (a write or edit that failed in the session is no problem: it changed nothing)."
+        return [f"step {c.step}: {c.problem}" for c in self.changes if c.missed]
+
+    @property
+    def failures(self) -> list[str]:
+        "Writes and edits that failed in the session (the replay left the files as they were), in words."
+        return [f"step {c.step}: {c.kind} of {c.path} failed: {c.failed}" for c in self.changes if c.failed]
 
 # %% ../nbs/12a_envfacts.ipynb #aaa2beee
 def harness_of(t: dict) -> str:
@@ -446,6 +723,23 @@ def _apply_edit(files: dict, path: str, edits: list) -> str:
     files[path] = text
     return ""
 
+WRITE_ERROR = re.compile(r"^\s*(?:<tool_use_error>|error\b|failed\b|apply_patch verification failed)|\b(?:EACCES|EPERM|ENOENT|EISDIR|EROFS|ENOSPC)\b|"
+                         r"no such file or directory|permission denied|read-only file system|haven't granted it", re.I)
+
+def write_failed(res: dict) -> str:
+    "Why a write, edit or patch's tool result says it failed, in words ('' when it does not, or there is no result)."
+    extra = res.get("extra") if isinstance(res.get("extra"), dict) else {}
+    if extra.get("is_error") is True or extra.get("success") is False: return "its result is an error"
+    code = next((extra[k] for k in ("exit_code", "returncode", "exitCode") if isinstance(extra.get(k), int)), None)
+    if code not in (None, 0): return f"it exited {code}"
+    text = _text(res.get("content"))
+    try: j = json.loads(text) if text.lstrip().startswith("{") else None
+    except ValueError: j = None
+    if isinstance(j, dict) and isinstance(j.get("success"), bool):  # hermes: {"success": true, "diff": ...} on one line
+        return "" if j["success"] else "its result says success: false" + (f" ({str(j['error'])[:80]})" if j.get("error") else "")
+    first = next((l.strip() for l in text.splitlines() if l.strip()), "")
+    return f"its result says {first[:80]!r}" if WRITE_ERROR.search(first) else ""
+
 # %% ../nbs/12a_envfacts.ipynb #fdd183cf
 def _results(step: dict) -> dict:
     "Tool results of an ATIF step by call id (results without one go to the calls in order)."
@@ -461,6 +755,22 @@ def _text(v) -> str:
     return v if isinstance(v, str) else content_text(v)
 
 # %% ../nbs/12a_envfacts.ipynb #609c3281
+def _apply_patch(files: dict, ops: list, cwd: str, why: str) -> list[tuple]:
+    "Apply a patch's `ops` to `files` (none when `why` says it failed): (path, kind, applied, problem, failed) for each file it touched."
+    if not ops: return [("", "edit", False, "" if why else "a patch that names no file", why)]
+    out = []
+    for op, p, body, to in ops:
+        p = norm_path(p, cwd)
+        kind = {"add": "write", "update": "edit"}.get(op, op)
+        if why: out.append((p, kind, False, "", why)); continue
+        if op == "add": files[p] = body; out.append((p, kind, True, "", "")); continue
+        if op == "delete": files.pop(p, None); out.append((p, kind, True, "", "")); continue
+        problem = _apply_edit(files, p, body)
+        out.append((p, kind, not problem, problem, ""))
+        if to and not problem:
+            files[norm_path(to, cwd)] = files.pop(p); out += [(p, "delete", True, "", ""), (norm_path(to, cwd), "write", True, "", "")]
+    return out
+
 def replay(t: dict) -> Replay:
     "Replay trajectory dict `t`: every write and edit on a virtual filesystem, every command with its files."
     harness, cwd = harness_of(t), str((t.get("extra") or {}).get("cwd") or "")
@@ -479,11 +789,15 @@ def replay(t: dict) -> Replay:
             a, res = classify(call.get("function_name", ""), call.get("arguments")), results.get(call.get("tool_call_id")) or {}
             out, req, i = _text(res.get("content")), len(r.requests) - 1, i + 1
             path = norm_path(a.path, shell_cwd or cwd) if a.path else ""
-            if a.kind == "write":
+            why = write_failed(res) if a.kind in ("write", "edit", "patch") else ""
+            if a.kind == "write" and why: r.changes.append(Change(i, sid, req, path, "write", False, failed=why))
+            elif a.kind == "write":
                 files[path] = a.content; r.changes.append(Change(i, sid, req, path, "write"))
             elif a.kind == "edit":
-                problem = _apply_edit(files, path, a.edits)
-                r.changes.append(Change(i, sid, req, path, "edit", not problem, problem))
+                problem = "" if why else _apply_edit(files, path, a.edits)
+                r.changes.append(Change(i, sid, req, path, "edit", not (problem or why), problem, why))
+            elif a.kind == "patch":
+                r.changes += [Change(i, sid, req, p, k, ok, problem, failed) for p, k, ok, problem, failed in _apply_patch(files, a.patch, shell_cwd or cwd, why)]
             elif a.kind == "read" and a.whole and path not in files and harness in SILENT_SUCCESS and out and not re.search(r"\[(Showing lines|\d+ more lines)", out):
                 files[path] = out; r.changes.append(Change(i, sid, req, path, "seed"))
             elif a.kind == "shell" and a.command:
@@ -491,8 +805,10 @@ def replay(t: dict) -> Replay:
                 code = exit_code(out, harness, res.get("extra"))
                 r.commands.append(Command(i, sid, req, a.command, code, out, dict(files)))
                 for m in HEREDOC.finditer(a.command):
-                    p = norm_path(m.group(1), shell_cwd or cwd); files[p] = m.group(3) + "\n"
-                    r.changes.append(Change(i, sid, req, p, "heredoc"))
+                    p = norm_path(m.group(1), shell_cwd or cwd)
+                    if code not in (None, 0) and not a.command[m.end():].strip():  # the heredoc ends the command: its status is cat's
+                        r.changes.append(Change(i, sid, req, p, "heredoc", False, failed=f"the command exited {code}")); continue
+                    files[p] = m.group(3) + "\n"; r.changes.append(Change(i, sid, req, p, "heredoc"))
     close()
     return r
 
@@ -576,7 +892,7 @@ def find_repairs(rp: Replay, source: str) -> tuple[list[Candidate], list[Drop]]:
         cid, drop = _cid("repair", source, f.step), None
         tests = sorted({x.path for x in changes if is_test_file(x.path)})
         installs = [x.command for x in cmds if INSTALL.search(x.command)]
-        unapplied = [x for x in changes if not x.applied]
+        unapplied = [x for x in changes if x.missed]
         if unapplied: drop = ("replay: an edit did not apply", f"step {unapplied[0].step}: {unapplied[0].problem}")
         elif not [x for x in changes if x.applied]: drop = ("repair: no edit between the failing and the passing check", f"steps {f.step} and {c.step}")
         elif installs: drop = ("repair: an install between the failing and the passing check", installs[0])
@@ -597,7 +913,7 @@ def _python_files(files: dict) -> list[str]:
 def _check_drop(rp: Replay, req: int, family: str, cid: str, source: str) -> Drop | None:
     "Why the request's checks do not end passing, or an edit in it did not apply (None when fine)."
     last = _last_python_check(rp, req)
-    bad = [c for c in rp.changes if c.request == req and not c.applied and c.path in rp.ends[req]]
+    bad = [c for c in rp.changes if c.request == req and c.missed and c.path in rp.ends[req]]
     if bad: return Drop(source, "find", "replay: an edit did not apply", f"step {bad[0].step}: {bad[0].problem}", family, cid)
     if last is None: return Drop(source, "find", f"{family}: no Python check ran in the request", f"request {req + 1}", family, cid)
     if last.exit_code is None: return Drop(source, "find", f"{family}: the last Python check's exit code is unknown",
