@@ -14,7 +14,7 @@ import argparse, json, statistics, time
 from collections import Counter, defaultdict
 from pathlib import Path
 from harness_adapters.guard import Guard
-from harness_adapters.safeagents import _tool_names
+from harness_adapters.guardtools import _tool_names
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS, CLEAN = ROOT / "tests/data/guard_corpus.jsonl", ROOT / "tests/data/clean_sessions"

@@ -4,12 +4,11 @@
 
 # %% ../nbs/05b_safeagents.ipynb #a6d12be5
 from __future__ import annotations
-import argparse, asyncio, contextlib, hmac, json, logging, os, re, secrets, sys, tempfile, threading, time
+import argparse, asyncio, contextlib, hmac, json, logging, os, re, secrets, sys, threading, time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 from fastcore.basics import patch
 import aiohttp, uvicorn
 from starlette.applications import Starlette
@@ -18,26 +17,25 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from .atif_io import anthropic_steps, openai_steps
 from .config import load_ref
-from .envfacts import read_file
 from .detectors import Finding, plugin_parts
 from .effects import TaskContext
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
+from .guardtools import cmd_check, cmd_publish, cmd_scrub
 from .wire import (AnthropicStream, OpenAIStream, SSEParser, anthropic_to_chat, chat_to_anthropic,
     declared_anthropic, declared_openai, message_events, request_problem, rewrite_anthropic_content, rewrite_openai_message,
     sse, text_block_events)
 
 
 # %% auto #0
-__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'UPSTREAM_ERRORS', 'MALFORMED', 'SAMPLING_CLEARED', 'SCRUB',
-           'Turn', 'admin_token', 'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json', 'fwd_headers',
-           'Upstream', 'upstream_error', 'passthrough', 'send', 'malformed', 'stream_broke', 'final_text',
-           'guard_check', 'openai_decide', 'sampling_body', 'capture_body', 'keep_turn', 'openai_final',
-           'openai_final_stream', 'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay',
-           'anthropic_decide', 'anthropic_final', 'anthropic_final_stream', 'anthropic_messages', 'anthropic_via_chat',
+__all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'UPSTREAM_ERRORS', 'MALFORMED', 'SAMPLING_CLEARED', 'Turn',
+           'admin_token', 'ProxyConfig', 'split_session', 'ProxyState', 'error', 'read_json', 'fwd_headers', 'Upstream',
+           'upstream_error', 'passthrough', 'send', 'malformed', 'stream_broke', 'final_text', 'guard_check',
+           'openai_decide', 'sampling_body', 'capture_body', 'keep_turn', 'openai_final', 'openai_final_stream',
+           'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay', 'anthropic_decide',
+           'anthropic_final', 'anthropic_final_stream', 'anthropic_messages', 'anthropic_via_chat',
            'check_anthropic_message', 'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint',
-           'context_endpoint', 'make_app', 'uvicorn_options', 'Proxy', 'scrub_text', 'scrub', 'check_trajectory',
-           'check_pair', 'judge_from_args', 'config_from_args', 'cmd_serve', 'check_sources', 'cmd_check', 'cmd_scrub',
-           'cmd_publish', 'parser', 'main']
+           'context_endpoint', 'make_app', 'uvicorn_options', 'Proxy', 'judge_from_args', 'config_from_args',
+           'cmd_serve', 'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -654,55 +652,6 @@ def events(self:Proxy) -> list[GuardEvent]:
     "The most recent guard events, oldest first."
     return list(self.state.log.recent)
 
-# %% ../nbs/05b_safeagents.ipynb #57a86ac2
-SCRUB = [
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S), "[REDACTED_PRIVATE_KEY]"),
-    (re.compile(r"\b(?:hf_[A-Za-z0-9]{20,}|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
-                r"|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|glpat-[\w-]{20,})\b"), "[REDACTED_TOKEN]"),
-    (re.compile(r"(?i)\b(authorization:\s*bearer\s+|bearer\s+)[A-Za-z0-9._~+/=-]{16,}"), r"\1[REDACTED_TOKEN]"),
-    (re.compile(r"(?i)\b([\w-]*(?:password|passwd|secret|api_?key|token)[\w-]*\s*[=:]\s*[\"']?)(?!\[REDACTED)[^\s\"',;]{6,}"), r"\1[REDACTED_SECRET]"),
-    (re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b"), "[REDACTED_EMAIL]"),
-    (re.compile(r"(/home/|/Users/)[^/\s\"']+"), r"\1[USER]"),
-    (re.compile(r"(?i)\b(C:\\Users\\)[^\\\s\"']+"), r"\1[USER]"),
-]
-
-def scrub_text(s:str) -> str:
-    "`s` with credentials, secrets, e-mails and home-directory user names replaced."
-    for pat, rep in SCRUB: s = pat.sub(rep, s)
-    return s
-
-def scrub(obj):
-    "Every string (keys too) of a JSON-like `obj`, scrubbed."
-    if isinstance(obj, str): return scrub_text(obj)
-    if isinstance(obj, list): return [scrub(x) for x in obj]
-    if isinstance(obj, dict): return {scrub(k): scrub(v) for k, v in obj.items()}
-    return obj
-
-# %% ../nbs/05b_safeagents.ipynb #41ed0b24
-def _tool_names(defs) -> set|None:
-    "Names in a list of tool definitions (OpenAI or Anthropic shape); None when there is none."
-    if not defs: return None
-    return {(d.get("function") or d).get("name") for d in defs if isinstance(d, dict)}
-
-def check_trajectory(guard:Guard, traj:dict) -> list[Decision]:
-    "Decisions on every tool call of an ATIF trajectory dict."
-    steps = [{k: v for k, v in s.items() if k != "step_id"} for s in traj.get("steps") or []]
-    declared, out = _tool_names((traj.get("agent") or {}).get("tool_definitions")), []
-    for i, s in enumerate(steps):
-        if s.get("source") == "agent" and s.get("tool_calls"):
-            last = {k: v for k, v in s.items() if k != "observation"}
-            out += guard.check(steps[:i] + [last], declared, session="offline")
-    return out
-
-def check_pair(guard:Guard, pair:dict) -> list[Decision]:
-    "Decisions on a recorded `{request, response}` pair of either API."
-    req, resp = pair.get("request") or {}, pair.get("response") or {}
-    if "choices" in resp:
-        return [d for ch in resp["choices"] if (ch.get("message") or {}).get("tool_calls")
-                for d in guard.check(openai_steps(list(req.get("messages") or []) + [ch["message"]]), declared_openai(req))]
-    content = resp.get("content") or []
-    return guard.check(anthropic_steps(req.get("system"), list(req.get("messages") or []) + [{"role": "assistant", "content": content}]), declared_anthropic(req))
-
 # %% ../nbs/05b_safeagents.ipynb #83ac5d79
 def _load_judge(ref:str|None):
     "A judge function from `MODULE:FUNCTION` (None: no judge)."
@@ -734,56 +683,6 @@ def cmd_serve(a):
         print(f"safeagents: captured turns need the header {ADMIN_HEADER}: {cfg.admin_token} "
               "(set SAFEAGENTS_ADMIN_TOKEN to choose it)", file=sys.stderr, flush=True)
     uvicorn.run(make_app(cfg), host=cfg.host, port=cfg.port, **uvicorn_options(cfg))
-    return 0
-
-def check_sources(guard:Guard, path) -> Iterator[dict]:
-    "One record per tool call of the file at `path` (a request/response pair, ATIF JSON or JSON lines, a pi session log), read as the environment builder reads it, and one per trajectory that could not be checked: its `error` and how many calls were `checked`."
-    path = Path(path)
-    if not path.is_file(): yield {"source": str(path), "error": "no such file", "checked": 0}; return
-    try: doc = json.loads(path.read_text(errors="replace")) if path.suffix == ".json" else None
-    except ValueError: doc = None
-    if isinstance(doc, dict) and "steps" not in doc and ("request" in doc or "response" in doc):
-        sources = [(path.name, lambda: check_pair(guard, doc), None)]
-    else:
-        sources = [(s.origin, (lambda t=s.trajectory: check_trajectory(guard, t)), s.error) for s in read_file(path, path.parent)]
-    for origin, decide, problem in sources:
-        if problem: yield {"source": origin, "error": problem, "checked": 0}; continue
-        try: ds = decide()
-        except Exception as e:
-            yield {"source": origin, "error": f"could not be checked ({type(e).__name__}: {str(e)[:200]})", "checked": 0}; continue
-        if not ds: yield {"source": origin, "error": "no tool calls found", "checked": 0}
-        for d in ds: yield {"source": origin, "tool": d.name, "call_id": d.call_id, "verdict": d.verdict, "reason": d.reason,
-                            "rules": [f"{f.rule} ({f.severity})" for f in d.findings]}
-
-def cmd_check(a):
-    "Print one JSON line per tool call of each saved file, or one saying what is wrong with it; exit 1 when a call is blocked, else 2 when something could not be checked."
-    g, blocked, bad = Guard(tuple(a.plugin)), False, False
-    for f in a.file:
-        for r in check_sources(g, f):
-            print(json.dumps(r)); blocked |= r.get("verdict") == "block"; bad |= "error" in r
-    return 1 if blocked else 2 if bad else 0
-
-# %% ../nbs/05b_safeagents.ipynb #adb5126c
-def cmd_scrub(a):
-    "Write a scrubbed copy of a JSON or JSON-lines file."
-    text = Path(a.src).read_text()
-    try: out = json.dumps(scrub(json.loads(text)), indent=1)
-    except ValueError: out = "\n".join(json.dumps(scrub(json.loads(l))) for l in text.splitlines() if l.strip())
-    Path(a.dest).write_text(out + "\n")
-    return 0
-
-def cmd_publish(a):
-    "Scrub a file and upload only the scrubbed copy to a Hub dataset repo."
-    with tempfile.TemporaryDirectory() as td:
-        dest = Path(td) / Path(a.file).name
-        cmd_scrub(argparse.Namespace(src=a.file, dest=dest))
-        try:
-            from huggingface_hub import HfApi   # lazy: only publishing needs the Hub client
-            HfApi().upload_file(path_or_fileobj=str(dest), path_in_repo=a.path or dest.name, repo_id=a.repo, repo_type="dataset")
-        except Exception as e:
-            print(f"safeagents publish: could not upload to the Hub ({type(e).__name__}: {str(e)[:200]}); nothing was published", file=sys.stderr)
-            return 2
-    print(f"published scrubbed {dest.name} to {a.repo}")
     return 0
 
 # %% ../nbs/05b_safeagents.ipynb #2f66323d

@@ -14,7 +14,7 @@ from .envfacts import input_files, read_file
 from .models import fixed_chat_template, model_path, render
 from .rollouts import rollout_from_dict
 from .runs import ROLLOUT, TRAJECTORY, atomic_write, read_config
-from .safeagents import scrub, scrub_text
+from .guardtools import scrub, scrub_text
 from .samples import session_sequences
 from .cards import file_sha256, run_card, write_card
 
@@ -71,7 +71,7 @@ def captured_samples(path: Path,        # a `rollout.json`
     for s in seqs:
         text = tok.decode(s.input_ids)
         if scrub_text(text) != text:
-            raise SFTInputError(f"{path}: holds text that safeagents.scrub would redact (a secret, an e-mail, a home "
+            raise SFTInputError(f"{path}: holds text that guardtools.scrub would redact (a secret, an e-mail, a home "
                                 "folder); captured token ids cannot be scrubbed in place: leave this session out")
     return [SFTSample(str(path), s.input_ids, s.completion_mask) for s in seqs]
 

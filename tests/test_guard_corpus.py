@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from harness_adapters.detectors import normalise, with_normalised
 from harness_adapters.guard import Guard
-from harness_adapters.safeagents import check_pair
+from harness_adapters.guardtools import check_pair
 
 HERE = Path(__file__).parent
 spec = importlib.util.spec_from_file_location("guard_corpus_bench", HERE.parent / "bench" / "guard_corpus.py")

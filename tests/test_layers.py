@@ -29,7 +29,8 @@ LAYERS = {
     "packs.traj2envs": {"packs.common"},
     "guard": {"detectors", "effects"},
     "wire": {"atif_io", "guard"},
-    "safeagents": {"atif_io", "config", "detectors", "effects", "envfacts", "guard", "wire"},
+    "safeagents": {"atif_io", "config", "detectors", "effects", "guard", "guardtools", "wire"},
+    "guardtools": {"atif_io", "envfacts", "guard", "wire"},
     "scripted": set(),
     "sandbox": {"config"},
     "tasks": {"config", "runs", "sandbox"},
@@ -55,7 +56,7 @@ LAYERS = {
     "envbuilder": {"config", "envfacts", "envtests", "rollouts", "runs", "serving", "tasks"},
     "dashboard": {"config", "runs", "stats", "tasks"},
     "results": {"evaltables", "runs", "stats", "tasks"},
-    "sft": {"atif_io", "cards", "config", "envfacts", "models", "rollouts", "runs", "safeagents", "samples"},
+    "sft": {"atif_io", "cards", "config", "envfacts", "guardtools", "models", "rollouts", "runs", "samples"},
     "cli": {"config", "dashboard", "envbuilder", "evaluator", "models", "results", "rollouts", "serving", "sft", "tasks", "teacher"},   # its subcommands, by `MODULE:NAME`
     "__init__": set(),
 }

@@ -7,7 +7,7 @@ from harness_adapters.detectors import Scanner
 from harness_adapters.packs import smoldataenvs, traj2envs
 from harness_adapters.packs.common import matches
 from harness_adapters.guard import Guard
-from harness_adapters.safeagents import check_trajectory
+from harness_adapters.guardtools import check_trajectory
 
 RULES = {c.spec.id: c for c in smoldataenvs.checks() + traj2envs.checks()}
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
