@@ -14,7 +14,7 @@ __all__ = ['COMMANDS', 'main']
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("harness_adapters.serving:serve_cli", "serve a model preset (base + LoRA adapters) with vLLM"),
     "models": ("harness_adapters.models:models_cli", "list presets; materialise the tiny model"),
-    "tasks": ("harness_adapters.tasks:tasks_cli", "list tasks, run the trial matrix (tasks check)"),
+    "tasks": ("harness_adapters.verifiers:tasks_cli", "list tasks, run the trial matrix (tasks check)"),
     "rollout": ("harness_adapters.rollouts:rollout_cli", "run one rollout of a harness on a task"),
     "measure": ("harness_adapters.rollouts:measure_cli", "measure tasks' solve rates with a model in a harness"),
     "teach": ("harness_adapters.teacher:teach_cli", "record pi sessions of a scripted teacher on workspace tasks, to learn from"),

@@ -117,7 +117,7 @@ class ModelPreset:
         checkpoint_every (`int`): steps between checkpoints (10).
 
     Parameters that control evaluation:
-        eval_set (`str`): the task set (`tasks.TASK_SETS`) evaluated when none is named: its held-out split (`tiny`:
+        eval_set (`str`): the task set (`taskspecs.TASK_SETS`) evaluated when none is named: its held-out split (`tiny`:
             the tiny QA tasks it can answer; `tiny-agent`: the workspace tasks it was warm-started for; `heldout`: all).
     """
     name: str

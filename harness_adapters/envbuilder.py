@@ -13,7 +13,8 @@ from .envfacts import (Candidate, Drop, Replay, Source, find_work, is_test_file,
                                        screen, screen_engine)
 from .envtests import (CONFTEST, MIN_KILL_RATE, OpenAITeacher, RecordedTeacher, Teacher, TeacherAnswer,
                                        TeacherError, Validation, teacher_brief, validate)
-from .tasks import FAMILIES, check_task, heldout_split, label_from_rate, load_task, write_task
+from .tasks import FAMILIES, heldout_split, label_from_rate, load_task, write_task
+from .verifiers import check_task
 from .runs import atomic_write
 from .config import get_preset
 from .rollouts import measure_solve_rates, serving_stack

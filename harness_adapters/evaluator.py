@@ -18,8 +18,8 @@ from .config import get_preset, ModelPreset
 from .evaltables import (COMPARE_COLS, EvalResult, ResultStore, compare, eval_status, markdown_table,
     recompute_tables, summary, write_tables)
 from .runs import CONFIG, ROLLOUTS, read_config, rollout_dir, run_finished, write_config
-from .tasks import (Task, TaskFormatError, TaskSpecError,
-    check_task_folders, given_task_ids, resolve_tasks)
+from .tasks import Task, TaskFormatError
+from .taskspecs import TaskSpecError, check_task_folders, given_task_ids, resolve_tasks
 from .rollouts import PACKS, run_rollout, save_rollout, serving_stack
 from .tracking import EvalLog, check_writable, report_targets, tracking_dirs
 from .workspacetasks import shortcut_outcome, unplanted

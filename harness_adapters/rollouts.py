@@ -14,7 +14,9 @@ from .config import ModelPreset, get_preset, cache_dir
 from .harnesses import SessionSpec, get_harness, run_session, sandbox_config, final_text
 from .runs import atomic_write, save_session
 from .sandbox import SandboxBackend, default_backend
-from .tasks import SPLITS, Task, TaskFormatError, TaskSpecError, find_task, resolve_tasks, run_verifier
+from .tasks import SPLITS, Task, TaskFormatError, find_task
+from .taskspecs import TaskSpecError, resolve_tasks
+from .verifiers import run_verifier
 from .atif_io import openai_steps, trajectory, trajectory_dict
 from .effects import TaskContext
 from .safeagents import ADMIN_HEADER, Proxy, ProxyConfig, admin_token

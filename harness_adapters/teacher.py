@@ -13,7 +13,8 @@ from .models import model_path
 from .rollouts import PACKS, Rollout, run_many, save_rollout, serving_stack
 from .runs import atomic_write
 from .scripted import ScriptedUpstream
-from .tasks import Task, resolve_tasks
+from .tasks import Task
+from .taskspecs import resolve_tasks
 from .workspacetasks import SHORTCUT, WORKSPACE, Case, cases, took_shortcut
 from .broadtasks import BROAD, LEADS as BROAD_LEADS
 

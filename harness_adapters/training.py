@@ -18,7 +18,8 @@ from .runs import (CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, ROLLOUTS,
     RunConfigMismatch, atomic_write, check_not_record, checkpoint_steps, config_diff, default_run_dir, last_checkpoint,
     mismatch_error, read_config, read_jsonl, save_rollout_files, trajectory_beside, train_rollout_files, trainer_folder, trim_metrics, write_config)
 from .samples import BONUS_WEIGHT, TrainerConfig, reward_parts, served_version
-from .tasks import find_task, resolve_tasks
+from .tasks import find_task
+from .taskspecs import resolve_tasks
 from .workspacetasks import shortcut_outcome
 from .tinytasks import training_tasks
 from .tracking import check_writable, report_targets, trackers, tracking_dirs
@@ -247,7 +248,7 @@ BAND = (0.1, 0.7)   # solve rates where a group of 8 usually disagrees: what GRP
 
 def run_tasks(run: RunConfig) -> list:
     "The run's task set, in an order fixed by its seed; tasks in the band of `run.task_rates` twice."
-    ts = training_tasks("train") if run.tasks == "tiny" else resolve_tasks(run.tasks, split="train", check=False)   # `tasks.TASK_SETS`
+    ts = training_tasks("train") if run.tasks == "tiny" else resolve_tasks(run.tasks, split="train", check=False)   # `taskspecs.TASK_SETS`
     if not ts: raise FileNotFoundError(f"task set {run.tasks!r} ({TASK_SETS[run.tasks]}) is empty here")
     if run.task_rates:
         rates = {k: v["solve_rate"] for k, v in json.loads(Path(run.task_rates).read_text()).items()}

@@ -11,7 +11,8 @@ import pytest
 from harness_adapters.envbuilder import BuildConfig, build_envs, envs_cli, folder_hash, score_tasks
 from harness_adapters.envfacts import Candidate
 from harness_adapters.envtests import OpenAITeacher, RecordedTeacher, mutants, mutation_lines, mutation_paths
-from harness_adapters.tasks import check_task, heldout_split, load_task, run_verifier
+from harness_adapters.tasks import heldout_split, load_task
+from harness_adapters.verifiers import check_task, run_verifier
 
 DATA = Path(__file__).parent / "data" / "trajectories"
 TEACHER = Path(__file__).parent / "data" / "teacher"

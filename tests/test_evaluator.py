@@ -16,7 +16,8 @@ from harness_adapters.evaluator import EvalConfig, arms, eval_cli, evaluate, pla
 from harness_adapters.stats import interval
 from harness_adapters.config import get_preset
 from harness_adapters.rollouts import Rollout, TurnTokens
-from harness_adapters.tasks import Task, TaskFormatError, TaskSpecError, list_tasks, resolve_tasks
+from harness_adapters.tasks import Task, TaskFormatError, list_tasks
+from harness_adapters.taskspecs import TaskSpecError, resolve_tasks
 
 
 # -- helpers ---------------------------------------------------------------------------------------------------------

@@ -9,7 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from harness_adapters import broadtasks, noveltasks, workspacetasks as ws
-from harness_adapters.tasks import TaskSpecError, check_task, resolve_tasks, split_leaks
+from harness_adapters.tasks import split_leaks
+from harness_adapters.taskspecs import TaskSpecError, resolve_tasks
+from harness_adapters.verifiers import check_task
 
 
 @pytest.fixture(scope="module")

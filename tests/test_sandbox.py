@@ -1,6 +1,6 @@
 """The sandbox sees the interpreter the project runs under wherever it is installed. A virtual environment under
 `/tmp` (a CI temp dir) or `/var/tmp` drives a sandbox: inside, `python3` is that venv, with a module that only the
-venv has, for a plain command and for a task's oracle and verifier (`tasks.run_trial`). Before the interpreter was
+venv has, for a plain command and for a task's oracle and verifier (`verifiers.run_trial`). Before the interpreter was
 bound after the sandbox's fresh `/tmp`, the venv vanished under it and `python3` fell back to the base interpreter.
 Each case builds a venv without pip and runs three sandboxes: a few seconds, so not `slow`."""
 import json, os, shutil, site, subprocess, sys, tempfile, uuid, venv
@@ -27,7 +27,8 @@ DRIVER = """
 import json, site, sys
 for p in json.loads(sys.argv[1]): site.addsitedir(p)
 from harness_adapters.sandbox import BubblewrapBackend, SandboxConfig
-from harness_adapters.tasks import load_task, run_trial
+from harness_adapters.tasks import load_task
+from harness_adapters.verifiers import run_trial
 mod, task = sys.argv[2], sys.argv[3]
 with BubblewrapBackend().create(SandboxConfig()) as sb:
     r = sb.run(f"python3 -I -c 'import sys, {mod}; print(sys.prefix, {mod}.__file__)'; stat -c %a /tmp")

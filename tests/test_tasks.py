@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from harness_adapters.sandbox import BubblewrapBackend, SandboxConfig, Limits, ToolNotFound, find_tool, processes_matching
-from harness_adapters.tasks import (check_task, load_task, find_task, list_tasks, run_verifier, tasks_cli, split_leaks,
-                                    fixtures_dir, TaskFormatError, heldout_split)
+from harness_adapters.tasks import load_task, find_task, list_tasks, split_leaks, fixtures_dir, TaskFormatError, heldout_split
+from harness_adapters.verifiers import check_task, run_verifier, tasks_cli
 from harness_adapters import datatasks, tinytasks
 
 def _no_bwrap() -> str:

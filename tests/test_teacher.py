@@ -10,7 +10,7 @@ from harness_adapters import workspacetasks as ws
 from harness_adapters.config import get_preset
 from harness_adapters.rollouts import PACKS, run_rollout, serving_stack
 from harness_adapters.scripted import ScriptedUpstream
-from harness_adapters.tasks import resolve_tasks
+from harness_adapters.taskspecs import resolve_tasks
 from harness_adapters.teacher import LEAN_SYSTEM_PROMPT, LEAN_TOOLS, prompt_tokens, record, teachable
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ from safetensors import safe_open
 from harness_adapters.config import get_preset
 from harness_adapters.models import model_path, tiny_model_dir, warm_start_dir
 from harness_adapters.rollouts import run_many, serving_stack
-from harness_adapters.tasks import resolve_tasks
+from harness_adapters.taskspecs import resolve_tasks
 
 
 def test_committed_warm_start_and_its_card():

@@ -10,7 +10,9 @@ import pytest
 from harness_adapters import workspacetasks as ws
 from harness_adapters.packs.common import matches
 from harness_adapters.packs.smoldataenvs import checks
-from harness_adapters.tasks import TRIALS, check_task, heldout_split, load_task, resolve_tasks, split_leaks, task_trials
+from harness_adapters.tasks import heldout_split, load_task, split_leaks
+from harness_adapters.taskspecs import resolve_tasks
+from harness_adapters.verifiers import TRIALS, check_task, task_trials
 
 LEVELS = ("easy", "medium", "hard")
 CELLS = [(k, l) for k in ws.KINDS for l in LEVELS]
