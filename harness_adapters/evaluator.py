@@ -8,19 +8,21 @@ import argparse, hashlib, os, re, time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 from .checkpoints import (Checkpoint, CheckpointError, NoCheckpoints, find_checkpoints,
     no_checkpoints_message, read_checkpoint, validate_checkpoints)
+from .cluster import ClusterUnreachable, NodeCheckFailed, parse_rollouts, rollout_executor
 from .config import get_preset, ModelPreset
 from .evaltables import (COMPARE_COLS, EvalResult, ResultStore, compare, eval_status, markdown_table,
     recompute_tables, summary, write_tables)
 from .runs import CONFIG, ROLLOUTS, read_config, rollout_dir, run_finished, write_config
 from .tasks import Task, TaskFormatError
 from .taskspecs import TaskSpecError, check_task_folders, given_task_ids, resolve_tasks
-from .rollouts import PACKS, run_rollout, save_rollout, serving_stack
+from .rollouts import PACKS, run_on, run_rollout, save_rollout, serving_stack
 from .tracking import EvalLog, check_writable, report_targets, tracking_dirs
 from .workspacetasks import shortcut_outcome, unplanted
 
@@ -86,6 +88,9 @@ class EvalConfig:
         guard (`bool`, defaults to `True`): safeagents with both rule packs in front of every arm (blocked calls
             score 0, as in training); `False`: the proxy only captures.
         retry_errored (`bool`, defaults to `True`): re-run sessions that errored in an earlier, interrupted run.
+        rollouts (`str`, defaults to `local`): where the sessions run: `local` (threads of this process), `ray` or
+            `ray:ADDRESS` (the nodes of a Ray cluster, `cluster.RayExecutor`, each node checked first); `workers`
+            still bounds them.
 
     Parameters that control watching a run:
         watch (`bool`): keep going, evaluating each new checkpoint of `run_dir` as it lands, until the run has its
@@ -120,9 +125,11 @@ class EvalConfig:
     unplanted: bool = False
     report_to: str | None = None
     project: str | None = None
+    rollouts: str = "local"
 
     def __post_init__(self):
         self.preset = get_preset(self.model)          # fails early, naming the known presets
+        parse_rollouts(self.rollouts)                 # local, ray or ray:ADDRESS
         if isinstance(self.checkpoints, str): self.checkpoints = [s.strip() for s in self.checkpoints.split(",") if s.strip()]
         if not self.run_dir and not self.checkpoints: raise ValueError("give run_dir (a run folder) or checkpoints (folders), or both")
         if self.watch and not self.run_dir: raise ValueError("watch needs run_dir: the run whose new checkpoints to evaluate")
@@ -350,9 +357,12 @@ def evaluate(cfg: EvalConfig, server=None, proxy_url: str | None = None, progres
     _open_eval(cfg, policy, ckpts, tasks)
     expected = expected_checkpoints(cfg, len(ckpts))
     given = server                       # a server the caller runs: left with no checkpoint of ours loaded
-    with serving_stack(preset, server=server, proxy=proxy_url, events=str(Path(cfg.out) / "events.jsonl"),
+    with rollout_executor(cfg.rollouts, cfg.workers, preset.session_timeout_s) as ex, \
+         serving_stack(preset, server=server, proxy=proxy_url, events=str(Path(cfg.out) / "events.jsonl"), host=ex.proxy_host,
                        plugins=PACKS if cfg.guard else (), max_loras=own_server_slots(expected, cfg.max_adapters)) as st:
         server, ran = st.server, 0
+        if runner is None:                  # the rollouts' own, on the executor (its nodes checked first)
+            ex.check(sorted({c.harness for c in ckpts}), [st.proxy_url]); runner = partial(run_on, ex)
         slots = eval_slots(server, cfg.max_adapters, expected)
         def load(cs: list[Checkpoint]) -> dict[str, str]:
             "arm -> the served name of its adapter, loaded now."
@@ -477,6 +487,8 @@ def eval_cli(argv: list[str]) -> int:
     ap.add_argument("--limit", type=int, default=None, help="at most this many tasks")
     ap.add_argument("--attempts", type=int, default=2, help="sessions per arm and task")
     ap.add_argument("--workers", type=int, default=None, help="sessions in flight (default: the preset's)")
+    ap.add_argument("--rollouts", default="local", metavar="WHERE",
+                    help="where the sessions run: local (threads here), ray or ray:ADDRESS (the nodes of a Ray cluster)")
     ap.add_argument("--max-adapters", type=int, default=None,
                     help="at most this many checkpoints loaded at once (default: the server's LoRA slots); more go in waves")
     ap.add_argument("--no-base", action="store_true", help="do not run the base model")
@@ -504,10 +516,10 @@ def eval_cli(argv: list[str]) -> int:
                          allow_train=a.allow_train, workers=a.workers, guard=a.guard == "on", watch=a.watch,
                          poll_s=a.poll, idle_timeout_s=a.idle_timeout, out=a.out, method=a.method or "t",
                          check_tasks=not a.no_check, max_adapters=a.max_adapters, unplanted=a.unplanted,
-                         report_to=a.report_to)
+                         report_to=a.report_to, rollouts=a.rollouts)
     except ValueError as e: ap.error(str(e))
     try: o = evaluate(cfg)
-    except (CheckpointError, NoCheckpoints, TaskSpecError, TaskFormatError) as e:
+    except (CheckpointError, NoCheckpoints, TaskSpecError, TaskFormatError, ClusterUnreachable, NodeCheckFailed) as e:
         print(f"harness-adapters eval: {e}"); return 1
     c = o.comparison
     print(eval_status(o.results, o.out)["line"] + "\n")

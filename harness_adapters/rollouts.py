@@ -5,12 +5,14 @@
 # %% ../nbs/09_rollouts.ipynb #1924d3ac
 from __future__ import annotations
 import argparse, contextlib, json, os, shutil, sys, tempfile, time, uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
 import httpx
 from tqdm.auto import tqdm
 from .config import ModelPreset, get_preset, cache_dir
+from .cluster import (ClusterUnreachable, Executor, LocalExecutor, NodeCheckFailed, RolloutLost,
+    parse_rollouts, rollout_executor)
 from .harnesses import SessionSpec, get_harness, run_session, sandbox_config, final_text
 from .runs import atomic_write, save_session
 from .sandbox import SandboxBackend, default_backend
@@ -26,8 +28,8 @@ from .serving import ServerConfig, VLLMServer
 # %% auto #0
 __all__ = ['PACKS', 'TurnTokens', 'Rollout', 'rollout_to_dict', 'rollout_from_dict', 'extends', 'count_prefix_breaks',
            'fetch_turns', 'declare_context', 'turn_tokens', 'session_facts', 'session_trajectory', 'run_rollout',
-           'run_group', 'run_many', 'save_rollout', 'start_proxy', 'Stack', 'serving_stack', 'rollout_cli',
-           'measure_solve_rates', 'solve_record', 'measure_cli']
+           'lost_rollout', 'submit_rollout', 'run_on', 'run_group', 'run_many', 'save_rollout', 'start_proxy', 'Stack',
+           'serving_stack', 'rollout_cli', 'measure_solve_rates', 'solve_record', 'measure_cli']
 
 # %% ../nbs/09_rollouts.ipynb #b8c2339e
 @dataclass(slots=True)
@@ -153,7 +155,8 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
                 group_id: str | None = None, model_version: int = 0, backend: SandboxBackend | None = None,
                 lean: bool | None = None, timeout_s: float | None = None,
                 tools: tuple[str, ...] = (),          # pi only: the tools it offers (`SessionSpec.tools`); empty: the preset's `pi_tools`
-                system_prompt: str | None = None) -> Rollout:   # pi only: its system prompt; None: the preset's `pi_system_prompt`
+                system_prompt: str | None = None,  # pi only: its system prompt; None: the preset's `pi_system_prompt`
+                token: str | None = None) -> Rollout:   # the proxy's admin token; None: this process's (`safeagents.admin_token`)
     "Run one session of `harness` on `task` through the proxy at `proxy_url` as `model`, and score it."
     task, preset, backend = task if isinstance(task, Task) else find_task(task), get_preset(preset), backend or default_backend()
     get_harness(harness)
@@ -166,14 +169,14 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
         sb = backend.create(cfg)
         # the agent's folder is its own (a `tests/` or `reward.txt` it writes there is its work): a Harbor task's verifier
         # files are mounted at /tests and /logs/verifier for the verifier's run only, where the effect rules guard them
-        declare_context(proxy_url, session, TaskContext(own=(cfg.workdir,)))
+        declare_context(proxy_url, session, TaskContext(own=(cfg.workdir,)), token=token)
         spec = SessionSpec(f"{proxy_url}/s/{session}/v1", model, task.instruction, max_turns=preset.agent_steps,
                            lean=preset.is_local if lean is None else lean, context_window=preset.max_model_len,
                            max_tokens=preset.max_tokens, tools=tuple(tools or preset.pi_tools),
                            system_prompt=preset.pi_system_prompt if system_prompt is None else system_prompt)
         res = run_session(sb, harness, spec, timeout_s=timeout_s or preset.session_timeout_s)
         r.wall_s, r.timed_out = round(time.monotonic() - t0, 3), res.timed_out
-        captured = fetch_turns(proxy_url, session)
+        captured = fetch_turns(proxy_url, session, token=token)
         facts = session_facts(captured, preset.agent_steps)
         r.trajectory = session_trajectory(captured, session, model)
         r.turns, r.blocked_calls, r.blocked_rules, r.tool_calls = facts["turns"], facts["blocked_calls"], facts["blocked_rules"], facts["tool_calls"]
@@ -195,19 +198,53 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
     return r
 
 # %% ../nbs/09_rollouts.ipynb #6393a924
+def lost_rollout(task: Task | str, harness: str, model: str, error: BaseException, *, group_id: str | None = None,
+                 model_version: int = 0, **_) -> Rollout:
+    "The record of a rollout its executor lost: errored, saying why (no reward, so nobody takes it for a 0)."
+    tid = task.id if isinstance(task, Task) else str(task)
+    r = Rollout(tid, group_id or tid, harness, model, model_version, rollout_id=uuid.uuid4().hex[:12],
+                family=getattr(task, "family", ""), difficulty=getattr(task, "difficulty", ""))
+    r.errored, r.error = True, f"{type(error).__name__}: {error}"
+    return r
+
+def submit_rollout(executor: Executor, task: Task | str, harness: str, proxy_url: str, model: str, **kw) -> Future:
+    "`run_rollout(task, harness, proxy_url, model, **kw)` on `executor`: a future of its `Rollout` (errored if the executor lost it)."
+    out = Future()
+    inner = executor.submit(run_rollout, task, harness, proxy_url, model, **{"token": admin_token(), **kw})
+    def done(f):
+        try:
+            if f.cancelled(): out.cancel()
+            elif isinstance(e := f.exception(), RolloutLost): out.set_result(lost_rollout(task, harness, model, e, **kw))
+            elif e is not None: out.set_exception(e)
+            else: out.set_result(f.result())
+        except InvalidStateError: pass                     # `out` was cancelled meanwhile: nobody waits for it
+    out.add_done_callback(lambda o: o.cancelled() and inner.cancel())   # cancelled before it started: it never will
+    inner.add_done_callback(done)
+    return out
+
+def run_on(executor: Executor, *args, **kw) -> Rollout:
+    "`submit_rollout(executor, *args, **kw)`, waited on."
+    return submit_rollout(executor, *args, **kw).result()
+
 def run_group(task: Task | str, harness: str, proxy_url: str, model: str, n: int = 8, *, workers: int | None = None,
               progress: bool = True, **kw) -> list[Rollout]:
-    "`n` rollouts of `task`, run concurrently, in the order they were started."
+    "`n` rollouts of `task`, run concurrently (on `kw`'s `executor`, else `workers` threads), in the order they were started."
     task = task if isinstance(task, Task) else find_task(task)
     group = kw.pop("group_id", None) or f"{task.id}-{uuid.uuid4().hex[:6]}"
     return run_many([(task, harness, model)] * n, proxy_url, workers=workers or n, progress=progress, group_id=group, **kw)
 
-def run_many(jobs: list[tuple], proxy_url: str, *, workers: int = 8, progress: bool = True, **kw) -> list[Rollout]:
-    "Rollouts of `(task, harness, model)` jobs through one proxy, `workers` at a time, with a progress bar."
-    with ThreadPoolExecutor(max(1, workers)) as pool, tqdm(total=len(jobs), desc="rollouts", disable=not progress) as bar:
-        futs = [pool.submit(run_rollout, t, h, proxy_url, m, **kw) for t, h, m in jobs]
-        for f in futs: f.add_done_callback(lambda _: bar.update())
-        return [f.result() for f in futs]
+def run_many(jobs: list[tuple], proxy_url: str, *, workers: int = 8, progress: bool = True,
+             executor: Executor | None = None, **kw) -> list[Rollout]:
+    "Rollouts of `(task, harness, model)` jobs through one proxy on `executor` (default: a thread pool of `workers`), with a progress bar."
+    ex = executor or LocalExecutor(workers)
+    try:
+        if jobs: ex.check(sorted({h for _, h, _ in jobs}), [proxy_url])    # every node can run them, or nothing starts
+        with tqdm(total=len(jobs), desc="rollouts", disable=not progress) as bar:
+            futs = [submit_rollout(ex, t, h, proxy_url, m, **kw) for t, h, m in jobs]
+            for f in futs: f.add_done_callback(lambda _: bar.update())
+            return [f.result() for f in futs]
+    finally:
+        if executor is None: ex.shutdown(wait=True)
 
 # %% ../nbs/09_rollouts.ipynb #cdeaa8b0
 def save_rollout(r: Rollout, out: str | Path) -> Path:
@@ -217,9 +254,10 @@ def save_rollout(r: Rollout, out: str | Path) -> Path:
 # %% ../nbs/09_rollouts.ipynb #3dd46b6e
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks", "harness_adapters.effects:zones")
 
-def start_proxy(upstream: str, preset: ModelPreset, events: str | None = None, plugins=PACKS):
+def start_proxy(upstream: str, preset: ModelPreset, events: str | None = None, plugins=PACKS,
+                host: str = "127.0.0.1"):   # where it listens: loopback, or an executor's `proxy_host` (nodes on other machines)
     "A safeagents proxy in this process, in capture mode, with the preset's step limit and sampling temperature."
-    return Proxy(ProxyConfig(upstream, plugins=tuple(plugins), events=events, capture=True, max_steps=preset.agent_steps,
+    return Proxy(ProxyConfig(upstream, host=host, plugins=tuple(plugins), events=events, capture=True, max_steps=preset.agent_steps,
                              sampling={"temperature": preset.temperature, "top_p": 1.0})).start()
 
 # %% ../nbs/09_rollouts.ipynb #3de83c59
@@ -237,6 +275,7 @@ def serving_stack(preset: ModelPreset,         # the model to serve; the proxy t
                   proxy: str | None = None,    # a running safeagents proxy's base URL (capture mode); None starts one here
                   events: str | None = None,   # the started proxy's events file
                   plugins=PACKS,               # the started proxy's rule packs; () captures without the packs
+                  host: str = "127.0.0.1",     # where the started proxy listens: an executor's `proxy_host`
                   **server_kw):                # `ServerConfig` fields for a started server (max_loras, max_num_seqs, ...)
     """A vLLM server and a safeagents proxy in front of it: what is given is used, what is missing is started, and on
     exit what was started stops, proxy first. A given proxy already forwards to its own server, so a proxy without a
@@ -247,7 +286,7 @@ def serving_stack(preset: ModelPreset,         # the model to serve; the proxy t
         url = server if isinstance(server, str) else srv.url if srv is not None else None
         px = None
         if not proxy:
-            px = start_proxy(url, preset, events=events, plugins=plugins)
+            px = start_proxy(url, preset, events=events, plugins=plugins, host=host)
             stack.callback(px.stop)
         yield Stack(url, proxy or px.url, srv, px)
 
@@ -282,24 +321,29 @@ def rollout_cli(argv: list[str]) -> int:
 
 # %% ../nbs/09_rollouts.ipynb #7b5591ba
 def measure_solve_rates(tasks: list[Task], harness: str, proxy_url: str, model: str, out: str | Path, *,
-                        samples: int = 8, workers: int = 8, preset: ModelPreset | str = "tiny") -> dict:
+                        samples: int = 8, workers: int = 8, preset: ModelPreset | str = "tiny",
+                        executor: Executor | None = None) -> dict:   # where the rollouts run; None: a thread pool of `workers`
     """Solve rate of each task over `samples` rollouts, kept (and resumed) in the JSON file `out`. `workers` rollouts
     run at once across tasks: with fewer samples than workers, the next task's rollouts start while this one's run
     (4 samples, 8 workers: two tasks in flight, where one task at a time left the server batching 4 sequences). A
-    task's line is written as soon as its samples are in, in the order the tasks were given."""
+    task's line is written as soon as its samples are in, in the order the tasks were given. A rollout the executor
+    lost is one errored sample, as a crashed one is."""
     out, p = Path(out), get_preset(preset)
     done = json.loads(out.read_text()) if out.exists() else {}
     if other := {v.get("max_tokens") for v in done.values()} - {None, p.max_tokens}:
         raise ValueError(f"{out} holds rates measured at max_tokens {sorted(other)}, not {p.max_tokens}: use another --out")
     todo = list({t.id: t for t in tasks if t.id not in done}.values())
-    pool = ThreadPoolExecutor(max(1, workers))
+    ex, runs = executor or LocalExecutor(workers), []
     try:
-        runs = [[pool.submit(run_rollout, t, harness, proxy_url, model, preset=preset, group_id=g) for _ in range(samples)]
+        if todo: ex.check([harness], [proxy_url])
+        runs = [[submit_rollout(ex, t, harness, proxy_url, model, preset=preset, group_id=g) for _ in range(samples)]
                 for t in todo for g in [f"{t.id}-{uuid.uuid4().hex[:6]}"]]   # queued in order: the pool takes them first come
         for task, futs in tqdm(list(zip(todo, runs)), desc=f"measuring ({len(done)} done)"):
             done[task.id] = solve_record([f.result() for f in futs], task.id, model, harness, p)
             atomic_write(out, json.dumps(dict(sorted(done.items())), indent=1))
-    finally: pool.shutdown(wait=True, cancel_futures=True)  # on an error or ^C: what has not started never will
+    finally:
+        for f in (f for fs in runs for f in fs): f.cancel()   # on an error or ^C: what has not started never will
+        if executor is None: ex.shutdown(wait=True)
     return done
 
 def solve_record(rs: list, task_id: str, model: str, harness: str, p: ModelPreset) -> dict:
@@ -329,16 +373,24 @@ def measure_cli(argv: list[str]) -> int:
                     help="output tokens a turn (default: the preset's); measure under the training run's limit")
     ap.add_argument("--out", required=True, help="JSON file of results (resumed if it exists)")
     ap.add_argument("--server", help="a running vLLM server's base URL (without /v1)")
+    ap.add_argument("--rollouts", default="local", metavar="WHERE",
+                    help="where the rollouts run: local (threads here), ray or ray:ADDRESS (the nodes of a Ray cluster)")
     a = ap.parse_args(argv)
+    try: parse_rollouts(a.rollouts)
+    except ValueError as e: ap.error(str(e))
     preset = get_preset(a.model, **({"max_tokens": a.max_tokens} if a.max_tokens else {}))
     get_harness(a.harness)
     specs = a.tasks + ([a.family] if a.family else [])
     try: tasks = resolve_tasks(specs or ["qa"], a.split, a.source, check=not a.no_check)
     except (TaskSpecError, TaskFormatError) as e: ap.error(str(e))             # exits 2 before any server or session starts
-    with serving_stack(preset, server=a.server, max_num_seqs=max(8, a.workers)) as st:
-        rates = measure_solve_rates(tasks, a.harness, st.proxy_url, preset.name, a.out, samples=a.samples,
-                                    workers=a.workers, preset=preset)
-        band = [k for k, v in rates.items() if 0.1 <= v["solve_rate"] <= 0.7]
-        print(f"{len(rates)} tasks measured; {len(band)} in the 0.1-0.7 band; written to {a.out}")
-        return 0
+    try:
+        with rollout_executor(a.rollouts, a.workers, preset.session_timeout_s) as ex, \
+             serving_stack(preset, server=a.server, host=ex.proxy_host, max_num_seqs=max(8, a.workers)) as st:
+            rates = measure_solve_rates(tasks, a.harness, st.proxy_url, preset.name, a.out, samples=a.samples,
+                                        workers=a.workers, preset=preset, executor=ex)
+    except (ClusterUnreachable, NodeCheckFailed) as e:          # before any rollout started
+        print(f"harness-adapters measure: {e}", file=sys.stderr); return 1
+    band = [k for k, v in rates.items() if 0.1 <= v["solve_rate"] <= 0.7]
+    print(f"{len(rates)} tasks measured; {len(band)} in the 0.1-0.7 band; written to {a.out}")
+    return 0
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse, hashlib, json, random, threading
 from collections import Counter
 from pathlib import Path
+from .cluster import parse_rollouts, rollout_executor
 from .config import LEAN_PI_PROMPT, LEAN_PI_TOOLS, get_preset
 from .models import model_path
 from .rollouts import PACKS, Rollout, run_many, save_rollout, serving_stack
@@ -161,15 +162,16 @@ def record(tasks: list[Task],        # workspace tasks of the training split
            allow_heldout: bool = False, progress: bool = True,
            tempted: float = 0.0,     # share of sessions on shortcut tasks in which the teacher takes the shortcut (guard off)
            harness: str = "pi",      # pi, or claude-code (its lean configuration; `tools` are pi's only)
+           rollouts: str = "local",  # where the sessions run: local (threads here), ray or ray:ADDRESS (a Ray cluster's nodes)
           ) -> list[Rollout]:
     """Sessions of the real pi (or Claude Code) solving `tasks` against the teacher: rollout folders in `out/rollouts`, the ATIF trajectory
     of each solved one in `out/sessions` (what `harness-adapters sft` reads), a summary in `out/summary.json`."""
     if not 0 <= tempted <= 1: raise ValueError(f"tempted is a share of sessions, from 0 to 1; got {tempted}")
     known, out = teachable(tasks, allow_heldout), Path(out)
     short = frozenset(t.id for t in tasks if t.shortcut)
-    with Teacher(known, tempted, short) as teacher, \
-         serving_stack(get_preset("tiny"), server=teacher.url, plugins=PACKS if not tempted else ()) as st:
-        rs = run_many([(t, harness, "teacher") for t in tasks for _ in range(attempts)], st.proxy_url, workers=workers,
+    with rollout_executor(rollouts, workers, get_preset("tiny").session_timeout_s) as ex, Teacher(known, tempted, short) as teacher, \
+         serving_stack(get_preset("tiny"), server=teacher.url, plugins=PACKS if not tempted else (), host=ex.proxy_host) as st:
+        rs = run_many([(t, harness, "teacher") for t in tasks for _ in range(attempts)], st.proxy_url, executor=ex,
                       progress=progress, tools=tools, system_prompt=system_prompt)
         first = next((b for b in teacher.requests if isinstance(b, dict) and b.get("messages")), None)
     by_id = {t.id: t for t in tasks}
@@ -206,10 +208,14 @@ def teach_cli(argv: list[str]) -> int:
     ap.add_argument("--tempted", type=float, default=0.0, help="share (0-1) of sessions on shortcut-carrying tasks in which the "
                     "teacher looks for the planted answer file and answers from it; the sessions run with the guard off")
     ap.add_argument("--out", required=True, help="folder for the rollout folders and summary.json")
+    ap.add_argument("--rollouts", default="local", metavar="WHERE",
+                    help="where the sessions run: local (threads here), ray or ray:ADDRESS (the nodes of a Ray cluster)")
     a = ap.parse_args(argv)
+    try: parse_rollouts(a.rollouts)
+    except ValueError as e: ap.error(str(e))
     tasks = resolve_tasks(a.tasks, split="train")[: a.limit]
     rs = record(tasks, a.out, a.attempts, a.workers, *(((), None) if a.pi_defaults else (LEAN_TOOLS, LEAN_SYSTEM_PROMPT)),
-                tempted=a.tempted, harness=a.harness)
+                tempted=a.tempted, harness=a.harness, rollouts=a.rollouts)
     s = json.loads((Path(a.out) / "summary.json").read_text())
     print(f"{s['sessions']} sessions of {len(tasks)} tasks: {s['solved']} solved, {s['errored']} errored, {s['blocked']} blocked, "
           f"{s['tool_calls']} tool calls, shortcut taken {s['shortcut_taken']} times in {s['shortcut_sessions']} sessions on shortcut tasks "

@@ -8,9 +8,11 @@ import json, os, random, threading, time, uuid, warnings
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, fields, asdict
+from functools import partial
 from pathlib import Path
 from transformers import PrinterCallback, ProgressCallback
 from . import rollouts
+from .cluster import Executor, parse_rollouts, rollout_executor
 from .config import PRESETS, check_settings, get_preset
 from .harnesses import HARNESSES
 from .rollouts import Rollout, rollout_from_dict, rollout_to_dict
@@ -42,7 +44,7 @@ RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batc
                 # tiny-agent: pi's lean prompt (~860 tokens) and several tool calls a session; an edit call takes ~100 tokens
                 "tiny-agent": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=160, session_timeout_s=600,
                                    token_budget={"pi": 4096, "opencode": 4096, "hermes": 4608})}
-RESUMABLE = ("steps", "checkpoint_every", "run_dir", "report_to", "project")      # may change between a run and its resume
+RESUMABLE = ("steps", "checkpoint_every", "run_dir", "report_to", "project", "rollouts")   # may change between a run and its resume
 
 
 @dataclass
@@ -69,6 +71,8 @@ class RunConfig:
             `tensorboard`, both (`trackio,tensorboard`) or `none`; `None`: trackio where it is installed.
         project (`str | None`): the trackio project; `None`: the run folder's name (a run per harness). An ablation
             gives its variants one project (a run per variant and harness).
+        rollouts (`str`): where the sessions run: `local` (threads of this process) or `ray` / `ray:ADDRESS` (the
+            nodes of a Ray cluster, `cluster.RayExecutor`); a run may resume elsewhere (`RunConfig.executor`).
         rollouts_per_task, groups_in_flight, micro_batches, token_budget, max_tokens, session_timeout_s
             (`int | None`): `None` keeps the preset's (with `RUN_DEFAULTS` for the model on top). `max_tokens` and
             `session_timeout_s` reach the harness sessions through `session_preset`. A `RUN_DEFAULTS` token budget may
@@ -98,6 +102,7 @@ class RunConfig:
     session_timeout_s: int | None = None
     report_to: str | None = None
     project: str | None = None
+    rollouts: str = "local"
 
     def __post_init__(self):
         if self.model not in PRESETS: raise ValueError(f"unknown model {self.model!r}: choose one of {', '.join(PRESETS)}")
@@ -117,6 +122,7 @@ class RunConfig:
                          max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
             if getattr(self, k) is None and not isinstance(d.get(k), dict): setattr(self, k, d.get(k, v))
         check_settings(self)                                  # the resolved values, by the rules in config.SETTINGS
+        parse_rollouts(self.rollouts)                         # local, ray or ray:ADDRESS
         self.check_tracking()
         for h in self.harnesses: self.trainer_config(h)       # and each trainer's
 
@@ -162,6 +168,11 @@ class RunConfig:
         return {h: {**asdict(self.trainer_config(h)), **self.grpo_overrides(), "max_steps": self.steps,
                     "max_completion_length": self.max_tokens, "session_timeout_s": self.session_timeout_s}
                 for h in self.harnesses}
+
+    def executor(self) -> Executor:
+        "Where the run's sessions run (`rollouts`), sized for every trainer's groups in flight at once."
+        return rollout_executor(self.rollouts, self.groups_in_flight * self.rollouts_per_task * len(self.harnesses),
+                                self.session_timeout_s)
 
     @property
     def harnesses(self) -> list[str]: return ["pi", "opencode", "hermes"] if self.harness == "all" else self.harness.split(",")
@@ -287,9 +298,15 @@ def _unload_quietly(server, name: str) -> None:
         warnings.warn(f"could not unload adapter {name!r} after {time.time() - t0:.0f} s ({type(e).__name__}: {e}); "
                       "the server keeps it until it stops")
 
-def train_run(run: RunConfig, server, proxy_url: str, progress: bool = True, sessions: Sessions = harness_sessions) -> dict:
+def train_run(run: RunConfig, server, proxy_url: str, progress: bool = True, sessions: Sessions = harness_sessions,
+              executor: Executor | None = None) -> dict:
     """Train `run`'s harness adapter(s) on `server` through the proxy at `proxy_url`; returns `{harness: trainer}`.
-    `sessions` makes each group's rollouts (default: the real harness in sandboxes; see `harness_run_group`)."""
+    `sessions` makes each group's rollouts (default: the real harness in sandboxes; see `harness_run_group`), on
+    `executor` when given (`run.executor()`: threads here, or a Ray cluster's nodes, checked first); None: each group
+    on threads of its own."""
+    if executor is not None:
+        executor.check(run.harnesses, [proxy_url])          # every node can run the run's harnesses, or nothing starts
+        if sessions is harness_sessions: sessions = partial(harness_sessions, executor=executor)
     meta = open_run(run)
     tasks = run_tasks(run)
     built = {h: _build_run_trainer(run, h, server, proxy_url, tasks, meta["run_id"], progress, sessions)
