@@ -262,7 +262,7 @@ def _run(self: RayExecutor, fn, args: tuple, kw: dict):
         raise RolloutLost(f"its Ray task was lost ({type(e).__name__}): {_first_line(e)}") from None
     finally:
         self._refs.discard(ref); self._release()
-    self.placed[node] += 1
+    with self._cond: self.placed[node] += 1
     return out
 
 def _submit(self: RayExecutor, fn, /, *args, **kw) -> Future:
