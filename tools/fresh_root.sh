@@ -3,13 +3,15 @@
 # Node.js, no bubblewrap, no compilers), entered with chroot, a clone of this checkout's HEAD in it; there the README's
 # install line in a new virtual environment, then its main job, exactly as the README writes them.
 #
-#   sudo tools/fresh_root.sh [ROOT]        # default /var/tmp/fresh-root; made on first use (about 200 MB)
+#   sudo tools/fresh_root.sh [ROOT] [all|install|main]   # ROOT: default /var/tmp/fresh-root, made on first use (about
+#                                                          # 200 MB); install or main: that phase alone (main reuses /venv)
 #
 # Needs root (debootstrap, chroot, mounts) and the network to Debian and PyPI. Prints each phase's time and exits with
 # the first failing phase's status. What it checks is issue 43's "fresh container or VM" item: the install line and
 # the main job are the whole set-up (Node.js and bubblewrap come from pinned PyPI wheels, `sandbox.find_tool`).
 set -euo pipefail
 ROOT=${1:-/var/tmp/fresh-root}
+WHAT=${2:-all}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 block() { awk -v h="## $1" '$0==h{f=1;next} f&&/^```bash/{b=1;next} b&&/^```/{exit} b&&NF{print;exit}' "$REPO/README.md"; }
 INSTALL=$(block "Install (a Linux machine, no GPU needed)")
@@ -24,12 +26,14 @@ fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 for m in proc sys dev; do mountpoint -q "$ROOT/$m" || mount --rbind "/$m" "$ROOT/$m"; done
 trap 'for m in dev sys proc; do umount -R "$ROOT/$m" 2>/dev/null || true; done' EXIT
+if [ "$WHAT" != main ]; then
 rm -rf "$ROOT/repo" && git clone -q "$REPO" "$ROOT/repo"
 phase "what the fresh root has (no Node.js, no bubblewrap)"
 chroot "$ROOT" /bin/sh -c 'for t in node npm bwrap; do command -v $t >/dev/null && { echo "  $t: $(command -v $t) (should not be there)"; exit 1; } || echo "  $t: absent"; done; python3 --version'
 phase "the README's install line, in a new virtual environment: $INSTALL"
 chroot "$ROOT" /bin/bash -c "set -e; rm -rf /venv; python3 -m venv /venv; . /venv/bin/activate; cd /repo; pip install -q --upgrade pip; $INSTALL"
-phase "the README's main job: $MAIN"
+fi
+[ "$WHAT" = install ] && { phase "installed"; exit 0; }phase "the README's main job: $MAIN"
 chroot "$ROOT" /bin/bash -c "set -e; . /venv/bin/activate; cd /repo; export HOME=/root; $MAIN"
 chroot "$ROOT" /bin/bash -c "cd /repo && git status --short && ls runs/local/"
 phase "done: install line and main job ran to the end"
