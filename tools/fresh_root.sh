@@ -24,16 +24,23 @@ if [ ! -x "$ROOT/usr/bin/python3" ]; then
   debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,git,ca-certificates bookworm "$ROOT" http://deb.debian.org/debian
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# This machine's network intercepts TLS with its own authority: the root gets this machine's CA bundle, and pip, Node
+# and Python are pointed at it. Nothing else of this machine's environment goes in (`env -i` below).
+cp /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/ca-certificates.crt"
+CA=/etc/ssl/certs/ca-certificates.crt
+in_root() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+            PIP_CERT=$CA SSL_CERT_FILE=$CA NODE_EXTRA_CA_CERTS=$CA REQUESTS_CA_BUNDLE=$CA "$@"; }
 for m in proc sys dev; do mountpoint -q "$ROOT/$m" || mount --rbind "/$m" "$ROOT/$m"; done
 trap 'for m in dev sys proc; do umount -R "$ROOT/$m" 2>/dev/null || true; done' EXIT
 if [ "$WHAT" != main ]; then
 rm -rf "$ROOT/repo" && git clone -q "$REPO" "$ROOT/repo"
 phase "what the fresh root has (no Node.js, no bubblewrap)"
-chroot "$ROOT" /bin/sh -c 'for t in node npm bwrap; do command -v $t >/dev/null && { echo "  $t: $(command -v $t) (should not be there)"; exit 1; } || echo "  $t: absent"; done; python3 --version'
+in_root /bin/sh -c 'for t in node npm bwrap; do command -v $t >/dev/null && { echo "  $t: $(command -v $t) (should not be there)"; exit 1; } || echo "  $t: absent"; done; python3 --version'
 phase "the README's install line, in a new virtual environment: $INSTALL"
-chroot "$ROOT" /bin/bash -c "set -e; rm -rf /venv; python3 -m venv /venv; . /venv/bin/activate; cd /repo; pip install -q --upgrade pip; $INSTALL"
+in_root /bin/bash -c "set -e; rm -rf /venv; python3 -m venv /venv; . /venv/bin/activate; cd /repo; pip install -q --upgrade pip; $INSTALL"
 fi
-[ "$WHAT" = install ] && { phase "installed"; exit 0; }phase "the README's main job: $MAIN"
-chroot "$ROOT" /bin/bash -c "set -e; . /venv/bin/activate; cd /repo; export HOME=/root; $MAIN"
-chroot "$ROOT" /bin/bash -c "cd /repo && git status --short && ls runs/local/"
+[ "$WHAT" = install ] && { phase "installed"; exit 0; }
+phase "the README's main job: $MAIN"
+in_root /bin/bash -c "set -e; . /venv/bin/activate; cd /repo; $MAIN"
+in_root /bin/bash -c "cd /repo && git status --short && ls runs/local/"
 phase "done: install line and main job ran to the end"
