@@ -28,10 +28,17 @@ cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 # and Python are pointed at it. Nothing else of this machine's environment goes in (`env -i` below).
 cp /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/ca-certificates.crt"
 CA=/etc/ssl/certs/ca-certificates.crt
+# Nor does it reach download.pytorch.org, where the install line's first step finds `torch==...+cpu`: this machine's
+# copy of that wheel (its pip's find-links folder) stands in for the PyTorch CPU index, read-only. PyPI is the real one.
+FIND=""
+if [ -d /opt/wheels ]; then
+  mkdir -p "$ROOT/opt/wheels"; mountpoint -q "$ROOT/opt/wheels" || mount --bind -o ro /opt/wheels "$ROOT/opt/wheels"
+  FIND="PIP_FIND_LINKS=/opt/wheels"
+fi
 in_root() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-            PIP_CERT=$CA SSL_CERT_FILE=$CA NODE_EXTRA_CA_CERTS=$CA REQUESTS_CA_BUNDLE=$CA "$@"; }
+            PIP_CERT=$CA SSL_CERT_FILE=$CA NODE_EXTRA_CA_CERTS=$CA REQUESTS_CA_BUNDLE=$CA $FIND "$@"; }
 for m in proc sys dev; do mountpoint -q "$ROOT/$m" || mount --rbind "/$m" "$ROOT/$m"; done
-trap 'for m in dev sys proc; do umount -R "$ROOT/$m" 2>/dev/null || true; done' EXIT
+trap 'for m in dev sys proc opt/wheels; do umount -R "$ROOT/$m" 2>/dev/null || true; done' EXIT
 if [ "$WHAT" != main ]; then
 rm -rf "$ROOT/repo" && git clone -q "$REPO" "$ROOT/repo"
 phase "what the fresh root has (no Node.js, no bubblewrap)"
