@@ -14,11 +14,12 @@ proxies, processes beyond the cores cannot help: the table says how many cores t
 
 Everything goes to OUT/proxy_pool.json and a table to OUT/proxy_pool.md.
 """
-import argparse, asyncio, json, os, subprocess, sys, time
+import argparse, asyncio, os, subprocess, sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchrecord                                               # the revision, where the files go
 import safeagents_bench as sb                                    # the load, the upstream process, the summaries
 from harness_adapters.safeagents import ProxyConfig, ProxyPool
 
@@ -53,10 +54,7 @@ def main(argv=None) -> int:
     ap.add_argument("--processes", default="1,2"); ap.add_argument("--blocks", type=int, default=2)
     ap.add_argument("--out", default="runs/bench")
     a = ap.parse_args(argv)
-    code = Path(__file__).resolve().parents[1]
-    rev = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    if subprocess.run(["git", "-C", str(code), "status", "--porcelain", "--", "harness_adapters", "bench"], capture_output=True, text=True).stdout.strip():
-        rev += " (with uncommitted changes)"
+    rev = benchrecord.revision()
     load0, started = os.getloadavg()[0], datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     port = sb.free_port()
     up = subprocess.Popen([sys.executable, str(Path(sb.__file__)), "--serve-upstream", str(port)])
@@ -72,10 +70,7 @@ def main(argv=None) -> int:
     res = {"argv": " ".join(sys.argv[1:] if argv is None else argv), "revision": rev, "started": started,
            "machine": f"{len(os.sched_getaffinity(0))} CPU cores shared by the client, the upstream and the proxies, no GPU",
            "load_avg_1min": [round(load0, 2), round(os.getloadavg()[0], 2)], "runs": runs}
-    out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
-    (out / "proxy_pool.json").write_text(json.dumps(res, indent=1))
-    (out / "proxy_pool.md").write_text(table(res))
-    print(table(res))
+    benchrecord.save(a.out, "proxy_pool", res, table(res))
     return 0
 
 

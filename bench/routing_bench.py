@@ -17,12 +17,15 @@ per second of wall time. One run, a ratio against the other arm on the same mach
 
 Everything goes to OUT/routing.json and a table to OUT/routing.md.
 """
-import argparse, json, os, platform, random, re, statistics, subprocess, sys, time
+import argparse, json, os, platform, random, re, statistics, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
 import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchrecord                      # the revision, where the files go
 
 from harness_adapters.safeagents import Proxy, ProxyConfig
 from harness_adapters.serving import Replicas, ServerConfig
@@ -95,7 +98,7 @@ def summary(rows: list[dict], calls_per_rep: int) -> dict:
 def table(res: dict) -> str:
     s, rr = res["arms"]["sticky"], res["arms"]["round-robin"]
     ratio = lambda k: f"{s[k] / rr[k]:.2f}×" if s[k] and rr[k] else "—"
-    lines = [f"# Routing: sticky against round-robin, two `tiny` replicas behind one proxy",
+    lines = ["# Routing: sticky against round-robin, two `tiny` replicas behind one proxy",
              "", f"`python bench/routing_bench.py {res['argv']}` at {res['revision']} on {res['started']}: {res['machine']}, "
              f"1-min load average {res['load_avg_1min'][0]} before and {res['load_avg_1min'][1]} after; "
              f"{res['sessions']} sessions of {res['turns']} turns a rep, {res['workers']} in flight, {res['reps']} reps an arm, alternating.", "",
@@ -112,10 +115,7 @@ def main(argv=None) -> int:
     ap.add_argument("--words", type=int, default=300); ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--reps", type=int, default=2); ap.add_argument("--out", default="runs/bench")
     a = ap.parse_args(argv)
-    code = Path(__file__).resolve().parents[1]
-    rev = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    if subprocess.run(["git", "-C", str(code), "status", "--porcelain", "--", "harness_adapters", "bench"], capture_output=True, text=True).stdout.strip():
-        rev += " (with uncommitted changes)"
+    rev = benchrecord.revision()
     load0, started = os.getloadavg()[0], datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rows = {"sticky": [], "round-robin": []}
     with Replicas(2, ServerConfig("tiny", kv_cache_gib=1, startup_timeout_s=600)) as reps:
@@ -128,10 +128,7 @@ def main(argv=None) -> int:
            "machine": f"{os.cpu_count()} CPU cores ({platform.machine()}), no GPU", "load_avg_1min": [round(load0, 2), round(os.getloadavg()[0], 2)],
            "sessions": a.sessions, "turns": a.turns, "workers": a.workers, "reps": a.reps, "words": a.words,
            "arms": {p: summary(r, a.sessions * a.turns) for p, r in rows.items()}, "rows": rows}
-    out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
-    (out / "routing.json").write_text(json.dumps(res, indent=1))
-    (out / "routing.md").write_text(table(res))
-    print(table(res))
+    benchrecord.save(a.out, "routing", res, table(res))
     return 0
 
 
