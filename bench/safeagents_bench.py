@@ -21,6 +21,8 @@ import asyncio, json, os, statistics, sys, time
 from pathlib import Path
 import httpx  # wait_up only; the load client is aiohttp (`one_stream`)
 from harness_adapters.detectors import Scanner
+try: from harness_adapters.safeagents import shard   # a pool's comma-separated URLs: each session's proxy (one proxy: itself)
+except ImportError: shard = lambda url, session: url  # older code (`--as before`): one proxy
 from harness_adapters.scripted import ScriptedUpstream
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks", "harness_adapters.effects:zones")
@@ -208,7 +210,7 @@ async def single(client, up_url, px_url, n=SINGLE):
     for the long answer of the load runs and for a short one (`SHORT_REPLY`)."""
     out = {}
     for i in range(n):
-        for k, base in (("direct", f"{up_url}/v1"), ("proxy", f"{px_url}/s/one{i}/v1")):
+        for k, base in (("direct", f"{up_url}/v1"), ("proxy", f"{shard(px_url, f'one{i}')}/s/one{i}/v1")):
             for reply, model in (("", "m"), ("short_", "short")):
                 out.setdefault(f"{reply}plain_{k}", []).append(await one_plain(client, base + "/chat/completions", model))
                 out.setdefault(f"{reply}first_event_{k}", []).append((await one_stream(client, base + "/chat/completions", model))[0] * 1000)
@@ -229,10 +231,10 @@ async def load(up_url, px_url, blocks=BLOCKS, pids=None, model="m"):
     # idle connections dropped after 2 s: the servers (uvicorn) close theirs after 5 s, and reusing one as it closes fails
     conn = aiohttp.TCPConnector(limit=200, keepalive_timeout=2.0)
     async with aiohttp.ClientSession(connector=conn, timeout=aiohttp.ClientTimeout(total=60)) as c:
-        await rounds(c, lambda i: up_url + "/v1", 1); await rounds(c, lambda i: f"{px_url}/s/w{i}/v1", 1)  # warm-up, not counted
+        await rounds(c, lambda i: up_url + "/v1", 1); await rounds(c, lambda i: f"{shard(px_url, f'w{i}')}/s/w{i}/v1", 1)  # warm-up, not counted
         one = await single(c, up_url, px_url) if model == "m" else None
         for _ in range(blocks):
-            for k, base in (("direct", lambda i: up_url + "/v1"), ("proxy", lambda i: f"{px_url}/s/s{i}/v1")):
+            for k, base in (("direct", lambda i: up_url + "/v1"), ("proxy", lambda i: f"{shard(px_url, f's{i}')}/s/s{i}/v1")):
                 res, wall = await rounds(c, base, ROUNDS_PER_BLOCK, pids=pids, cpu=cpu[k], model=model)
                 out[k] = (out[k][0] + res, out[k][1] + wall)
                 plain[k] += (await rounds(c, base, 1, stream=False, model=model))[0]

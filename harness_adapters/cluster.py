@@ -124,7 +124,7 @@ def node_report(harnesses: Sequence[str],   # the harnesses the rollouts run (ea
     for h in harnesses:
         try: install(h)
         except (HarnessNotInstalled, OSError, subprocess.SubprocessError) as e: problems.append(f"{h} is not installed and could not be: {e}")
-    for u in urls:
+    for u in (x for url in urls for x in url.split(",")):      # a proxy pool's URL names each of its proxies
         try: httpx.get(u, timeout=10)
         except httpx.HTTPError as e: problems.append(f"{u} does not answer from here ({type(e).__name__}: {e})")
     return {"host": socket.gethostname(), "version": harness_adapters.__version__, "problems": problems}

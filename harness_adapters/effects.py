@@ -4,7 +4,7 @@
 
 # %% ../nbs/04d_effects.ipynb #ae6e912a
 from __future__ import annotations
-import fnmatch, posixpath, re
+import fnmatch, functools, posixpath, re
 from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Parser
@@ -12,8 +12,9 @@ from tree_sitter import Language, Parser
 # %% auto #0
 __all__ = ['EFFECTS_VERSION', 'ZONES', 'EFFECTS_PLUGIN', 'HOME_RE', 'CMD_READS', 'CMD_WRITES', 'INTERP_CODE', 'SHELLS',
            'WRITE_CODE', 'PATH_LITERAL', 'SHELL_TOOLS', 'WRITE_TOOLS', 'READ_TOOLS', 'CREDENTIAL_COMMANDS', 'SITE_DIRS',
-           'SITE_HOOK', 'CONTEXT_RULES', 'TESTLIKE', 'Op', 'RuleSpec', 'Zone', 'zones', 'norm', 'in_zone', 'shell_ops',
-           'call_ops', 'effect_findings', 'Memory', 'remember', 'with_call', 'recalled', 'TaskContext', 'own_work']
+           'SITE_HOOK', 'CONTEXT_RULES', 'TESTLIKE', 'Op', 'RuleSpec', 'Zone', 'zones', 'norm', 'in_zone', 'parse',
+           'shell_ops', 'call_ops', 'effect_findings', 'Memory', 'remember', 'with_call', 'recalled', 'TaskContext',
+           'own_work']
 
 # %% ../nbs/04d_effects.ipynb #03abd139
 @dataclass(frozen=True)
@@ -94,6 +95,12 @@ def in_zone(path: str, zone: Zone) -> bool:
 
 # %% ../nbs/04d_effects.ipynb #6e1a2a08
 _PARSER = Parser(Language(tree_sitter_bash.language()))
+
+@functools.lru_cache(maxsize=1024)
+def parse(src: bytes):
+    """The bash syntax tree of `src`, parsed once: a call's command is read for its operations (`shell_ops`) and for
+    what it leaves behind (`remember`, for this call and again when the next call of its session is judged)."""
+    return _PARSER.parse(src)
 
 CMD_READS = {"cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "diff", "cmp", "strings", "xxd",
              "od", "hexdump", "base64", "sort", "uniq", "wc", "cut", "nl", "tac", "jq", "file", "stat", "md5sum", "sha256sum",
@@ -226,7 +233,7 @@ def shell_ops(command: str, cwd: str = "/workspace") -> list[Op]:
                 ops.append(Op("read" if op.startswith("<") else "write", norm(_word(dest, src, env), state["cwd"])))
             return
         for c in node.children: walk(c)
-    walk(_PARSER.parse(src).root_node)
+    walk(parse(src).root_node)
     return ops
 
 # %% ../nbs/04d_effects.ipynb #ac318d02
@@ -317,7 +324,7 @@ def remember(mem: Memory, name: str, args: dict, cwd: str = "/workspace") -> Mem
                 paths = [w for w in words[1:] if not w.startswith("-")]
                 if len(paths) == 2: mem.links[norm(paths[1], cwd)] = norm(paths[0], cwd)
         for c in node.children: walk(c)
-    walk(_PARSER.parse(src).root_node)
+    walk(parse(src).root_node)
     return mem
 
 def with_call(mem: Memory | None, name: str, args: dict, cwd: str = "/workspace") -> Memory | None:

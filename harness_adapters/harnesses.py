@@ -17,7 +17,7 @@ from .sandbox import Limits, SandboxConfig, ToolNotFound, node_env
 __all__ = ['HARNESSES', 'OPENCODE_LEAN_OFF', 'LEAN_PROMPT', 'CLAUDE_LEAN_TOOLS', 'COMMANDS', 'HarnessSpec', 'get_harness',
            'install_dir', 'HarnessNotInstalled', 'install', 'installed', 'SessionSpec', 'HarnessCommand', 'pi_command',
            'opencode_config', 'opencode_command', 'hermes_config', 'hermes_command', 'claude_code_command',
-           'session_command', 'sandbox_config', 'loopback_port', 'run_session', 'final_text']
+           'session_command', 'sandbox_config', 'url_target', 'sandbox_url', 'run_session', 'final_text']
 
 # %% ../nbs/08_harnesses.ipynb #2bb0af57
 @dataclass(frozen=True)
@@ -205,19 +205,26 @@ def session_command(name: str, s: SessionSpec, exe: str | None = None) -> Harnes
 # %% ../nbs/08_harnesses.ipynb #35ebcfe1
 def sandbox_config(name: str, workspace_from: Path | None = None, memory_mb: int = 1 << 20,
                    model_url: str | None = None):  # where the harness sends its model requests (the proxy)
-    """The `SandboxConfig` for a session of harness `name` (installed on first use). With a `model_url` on this host's
-    loopback, the sandbox reaches that port and nothing else (its own network namespace); otherwise it shares the host's
-    network."""
+    """The `SandboxConfig` for a session of harness `name` (installed on first use). With a `model_url`, the sandbox
+    reaches that address and nothing else (its own network namespace), at `sandbox_url(model_url)` inside, on this
+    host's loopback or on another machine; without one, it shares the host's network."""
     install(name)
     d = install_dir(name)
-    port = loopback_port(model_url) if model_url else None
-    return SandboxConfig(workspace_from=workspace_from, ro_mounts={str(d): d}, share_net=port is None,
-                         reach=(port,) if port else (), limits=Limits(memory_mb=memory_mb))
+    return SandboxConfig(workspace_from=workspace_from, ro_mounts={str(d): d}, share_net=model_url is None,
+                         reach=(url_target(model_url),) if model_url else (), limits=Limits(memory_mb=memory_mb))
 
-def loopback_port(url: str) -> int | None:
-    "The port of `url` if it is on this host's loopback (`127.0.0.1`, `localhost`), else None."
+def url_target(url: str) -> tuple[str, int]:
+    "The (host, port) that `url` names, loopback names as `127.0.0.1`."
     u = urllib.parse.urlsplit(url)
-    return (u.port or (443 if u.scheme == "https" else 80)) if u.hostname in ("127.0.0.1", "localhost") else None
+    if u.scheme not in ("http", "https") or not u.hostname: raise ValueError(f"model URL must be http(s)://HOST[:PORT]/..., got {url!r}")
+    return ("127.0.0.1" if u.hostname in ("127.0.0.1", "localhost") else u.hostname), u.port or (443 if u.scheme == "https" else 80)
+
+def sandbox_url(url: str) -> str:
+    """`url` as a sandbox made by `sandbox_config(model_url=url)` reaches it: at `127.0.0.1`, same port and path. (An
+    `https` URL off this host would fail its certificate check there; the proxy speaks plain HTTP.)"""
+    u = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(u._replace(netloc=f"127.0.0.1:{url_target(url)[1]}"))
+
 
 def run_session(sandbox, name: str, spec: SessionSpec, timeout_s: float = 1200):
     "Run one session of harness `name` in `sandbox`; returns the `SandboxResult`."

@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 from .config import ModelPreset, get_preset, cache_dir
 from .cluster import (ClusterUnreachable, Executor, LocalExecutor, NodeCheckFailed, RolloutLost,
     parse_rollouts, rollout_executor)
-from .harnesses import SessionSpec, get_harness, run_session, sandbox_config, final_text
+from .harnesses import SessionSpec, get_harness, run_session, sandbox_config, sandbox_url, final_text
 from .runs import atomic_write, save_session
 from .sandbox import SandboxBackend, default_backend
 from .tasks import SPLITS, Task, TaskFormatError, find_task
@@ -21,8 +21,8 @@ from .taskspecs import TaskSpecError, resolve_tasks
 from .verifiers import run_verifier
 from .atif_io import openai_steps, trajectory, trajectory_dict
 from .effects import TaskContext
-from .safeagents import ADMIN_HEADER, Proxy, ProxyConfig, admin_token
-from .serving import ServerConfig, VLLMServer
+from .safeagents import ADMIN_HEADER, Proxy, ProxyConfig, ProxyPool, admin_token, shard
+from .serving import Replicas, ServerConfig, VLLMServer
 
 
 # %% auto #0
@@ -163,6 +163,7 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
     r = Rollout(task.id, group_id or task.id, harness, model, model_version, rollout_id=uuid.uuid4().hex[:12],
                 family=task.family, difficulty=task.difficulty)
     session, t0, sb = f"{r.group_id}.{r.rollout_id}", time.monotonic(), None
+    proxy_url = shard(proxy_url, session)             # several proxies (a `ProxyPool`'s URLs): the session's own
     logs = Path(tempfile.mkdtemp(prefix="agent-logs-", dir=cache_dir("sandboxes")))
     try:
         cfg = sandbox_config(harness, task.environment_dir, model_url=proxy_url)   # reaches the proxy only
@@ -170,7 +171,7 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
         # the agent's folder is its own (a `tests/` or `reward.txt` it writes there is its work): a Harbor task's verifier
         # files are mounted at /tests and /logs/verifier for the verifier's run only, where the effect rules guard them
         declare_context(proxy_url, session, TaskContext(own=(cfg.workdir,)), token=token)
-        spec = SessionSpec(f"{proxy_url}/s/{session}/v1", model, task.instruction, max_turns=preset.agent_steps,
+        spec = SessionSpec(f"{sandbox_url(proxy_url)}/s/{session}/v1", model, task.instruction, max_turns=preset.agent_steps,
                            lean=preset.is_local if lean is None else lean, context_window=preset.max_model_len,
                            max_tokens=preset.max_tokens, tools=tuple(tools or preset.pi_tools),
                            system_prompt=preset.pi_system_prompt if system_prompt is None else system_prompt)
@@ -255,38 +256,44 @@ def save_rollout(r: Rollout, out: str | Path) -> Path:
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks", "harness_adapters.effects:zones")
 
 def start_proxy(upstream: str, preset: ModelPreset, events: str | None = None, plugins=PACKS,
-                host: str = "127.0.0.1"):   # where it listens: loopback, or an executor's `proxy_host` (nodes on other machines)
-    "A safeagents proxy in this process, in capture mode, with the preset's step limit and sampling temperature."
-    return Proxy(ProxyConfig(upstream, host=host, plugins=tuple(plugins), events=events, capture=True, max_steps=preset.agent_steps,
-                             sampling={"temperature": preset.temperature, "top_p": 1.0})).start()
+                host: str = "127.0.0.1",   # where it listens: loopback, or an executor's `proxy_host` (nodes on other machines)
+                processes: int = 1):       # 1: a proxy in this process; more: a `ProxyPool`, sessions sharded over them
+    "A safeagents proxy (or a pool of them), in capture mode, with the preset's step limit and sampling temperature."
+    cfg = ProxyConfig(upstream, host=host, plugins=tuple(plugins), events=events, capture=True, max_steps=preset.agent_steps,
+                      sampling={"temperature": preset.temperature, "top_p": 1.0})
+    return (ProxyPool(cfg, processes) if processes > 1 else Proxy(cfg)).start()
 
 # %% ../nbs/09_rollouts.ipynb #3de83c59
 @dataclass
 class Stack:
     "What `serving_stack` yields: the URLs to use, the server to load adapters into, and the proxy it started."
-    url: str | None                           # the vLLM server's base URL (without /v1); None when only a proxy was given
-    proxy_url: str                            # the safeagents proxy's base URL: where harnesses send their requests
-    server: "VLLMServer | None" = None        # started here, or the one given as an object: load adapters with `server.adapters`
-    proxy: "Proxy | None" = None              # started here
+    url: str | None                           # the vLLM server's base URL (without /v1; replicas': comma-separated); None when only a proxy was given
+    proxy_url: str                            # the safeagents proxy's base URL (a pool's: comma-separated): where harnesses send their requests
+    server: "VLLMServer | Replicas | None" = None   # started here, or the one given as an object: load adapters with `server.adapters`
+    proxy: "Proxy | ProxyPool | None" = None  # started here
 
 @contextlib.contextmanager
 def serving_stack(preset: ModelPreset,         # the model to serve; the proxy takes its step limit and temperature
-                  server=None,                 # a running vLLM server: its base URL or a `VLLMServer`; None starts one (unless `proxy` is given)
+                  server=None,                 # a running vLLM server: its base URL (replicas': comma-separated), a `VLLMServer` or `Replicas`; None starts one (unless `proxy` is given)
                   proxy: str | None = None,    # a running safeagents proxy's base URL (capture mode); None starts one here
                   events: str | None = None,   # the started proxy's events file
                   plugins=PACKS,               # the started proxy's rule packs; () captures without the packs
                   host: str = "127.0.0.1",     # where the started proxy listens: an executor's `proxy_host`
+                  replicas: int = 1,           # vLLM servers to start (`serving.Replicas`), the proxy keeping each session on one
+                  proxies: int = 1,            # proxy processes to start (`safeagents.ProxyPool`): the guard's checks on that many cores
                   **server_kw):                # `ServerConfig` fields for a started server (max_loras, max_num_seqs, ...)
     """A vLLM server and a safeagents proxy in front of it: what is given is used, what is missing is started, and on
     exit what was started stops, proxy first. A given proxy already forwards to its own server, so a proxy without a
     server starts nothing."""
     with contextlib.ExitStack() as stack:
         srv = None if server is None or isinstance(server, str) else server
-        if server is None and not proxy: srv = stack.enter_context(VLLMServer(ServerConfig(preset.name, **server_kw)))
-        url = server if isinstance(server, str) else srv.url if srv is not None else None
+        if server is None and not proxy:
+            cfg = ServerConfig(preset.name, **server_kw)
+            srv = stack.enter_context(Replicas(replicas, cfg) if replicas > 1 else VLLMServer(cfg))
+        url = server if isinstance(server, str) else ",".join(getattr(srv, "urls", None) or [srv.url]) if srv is not None else None
         px = None
         if not proxy:
-            px = start_proxy(url, preset, events=events, plugins=plugins, host=host)
+            px = start_proxy(url, preset, events=events, plugins=plugins, host=host, processes=proxies)
             stack.callback(px.stop)
         yield Stack(url, proxy or px.url, srv, px)
 

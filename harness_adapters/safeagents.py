@@ -4,10 +4,10 @@
 
 # %% ../nbs/05b_safeagents.ipynb #a6d12be5
 from __future__ import annotations
-import argparse, asyncio, contextlib, hmac, json, logging, os, re, secrets, sys, threading, time
+import argparse, asyncio, contextlib, ctypes, hmac, json, logging, multiprocessing, os, queue, re, secrets, signal, sys, threading, time, zlib
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Callable
 from fastcore.basics import patch
 import aiohttp, uvicorn
@@ -21,6 +21,7 @@ from .detectors import Finding, plugin_parts
 from .effects import TaskContext
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
 from .guardtools import cmd_check, cmd_publish, cmd_scrub
+from .routing import ReplicaDown, Router, check_replicas
 from .wire import (AnthropicStream, OpenAIStream, SSEParser, anthropic_to_chat, chat_to_anthropic,
     declared_anthropic, declared_openai, message_events, request_problem, rewrite_anthropic_content, rewrite_openai_message,
     sse, text_block_events)
@@ -34,8 +35,8 @@ __all__ = ['ADMIN_HEADER', 'MODEL_ROUTES', 'SESSION_PATH', 'HOP', 'UPSTREAM_ERRO
            'openai_chat', 'openai_guard_response', 'close_upstream', 'openai_relay', 'anthropic_decide',
            'anthropic_final', 'anthropic_final_stream', 'anthropic_messages', 'anthropic_via_chat',
            'check_anthropic_message', 'anthropic_guard_response', 'anthropic_relay', 'turns_endpoint',
-           'context_endpoint', 'make_app', 'uvicorn_options', 'Proxy', 'judge_from_args', 'config_from_args',
-           'cmd_serve', 'parser', 'main']
+           'context_endpoint', 'make_app', 'uvicorn_options', 'Proxy', 'shard', 'ProxyPool', 'judge_from_args',
+           'config_from_args', 'cmd_serve', 'parser', 'main']
 
 # %% ../nbs/05b_safeagents.ipynb #46a5bfdd
 @dataclass(slots=True)
@@ -73,7 +74,11 @@ class ProxyConfig:
     """Settings of one safeagents proxy.
 
     Parameters that say where it listens and forwards:
-        upstream (`str`): the model server's base URL without `/v1` (e.g. `http://127.0.0.1:8000`).
+        upstream (`str | Sequence[str]`): the model server's base URL without `/v1` (e.g. `http://127.0.0.1:8000`), or
+            several, comma-separated or as a list: replicas of one model (`serving.Replicas`), checked to be one model
+            when the proxy is made. Each session stays on the replica its first request went to (`routing.Router`).
+        routing (`str`): with replicas, `sticky` (a session on one replica, new ones on the least loaded) or
+            `round-robin` (each request to the next; it loses the prefix cache, and is here for the bench).
         host (`str`), port (`int`): where the proxy listens (port 0: a free port, see `Proxy.port`).
 
     Parameters that control the checks:
@@ -133,17 +138,24 @@ class ProxyConfig:
     passthrough: str = MODEL_ROUTES
     admin_token: str|None = field(default=None, repr=False)
     context: TaskContext|None = None
+    routing: str = "sticky"
 
     def __post_init__(self):
         self.admin_token = self.admin_token or admin_token()
         re.compile(self.passthrough)
-        if not re.match(r"https?://", self.upstream or ""): raise ValueError(f"upstream must be an http(s) URL, got {self.upstream!r}")
-        self.upstream = self.upstream.rstrip("/")
-        if self.upstream.endswith("/v1"): raise ValueError("upstream is the base URL without /v1")
+        ups = [u.strip().rstrip("/") for u in (self.upstream.split(",") if isinstance(self.upstream, str) else self.upstream or ())]
+        for u in ups or [self.upstream]:
+            if not re.match(r"https?://", u or ""): raise ValueError(f"upstream must be an http(s) URL, got {u!r}")
+            if u.endswith("/v1"): raise ValueError(f"upstream is the base URL without /v1, got {u!r}")
+        self.upstream = ",".join(ups)
+        Router(self.upstreams, self.routing)      # its checks: distinct URLs, a known policy
         if self.max_steps is not None and self.max_steps < 1: raise ValueError("max_steps must be at least 1 (or None)")
         for k in ("check_timeout_s", "timeout_s", "keep_alive_s", "max_body") + (("judge_timeout_s",) if self.judge_timeout_s is not None else ()):
             if not getattr(self, k) > 0: raise ValueError(f"{k} must be above 0, got {getattr(self, k)!r}")
         self.plugins = tuple(self.plugins)
+
+    @property
+    def upstreams(self) -> tuple[str, ...]: return tuple(self.upstream.split(","))
 
 # %% ../nbs/05b_safeagents.ipynb #c80dbc26
 SESSION_PATH = re.compile(r"^/s/([\w.:@-]{1,200})(/.*)$")
@@ -159,6 +171,7 @@ class ProxyState:
     def __init__(self, cfg:ProxyConfig):
         self.cfg, self.guard, self.log = cfg, Guard(cfg.plugins, cfg.judge, judge_timeout_s=cfg.judge_timeout_s, context=cfg.context), EventLog(cfg.events)
         self.steps, self.turns, self.lock = defaultdict(int), defaultdict(list), threading.Lock()
+        self.router = Router(cfg.upstreams, cfg.routing)     # which replica each session is on (one: always that one)
         self.client: aiohttp.ClientSession|None = None
         # checks run on these threads, one per response in flight: a judge may wait on the network and a plugin may
         # hang, and the event loop must go on serving the other sessions meanwhile
@@ -210,27 +223,33 @@ class Upstream:
     """An upstream answer, read as it comes. The upstream is reached with aiohttp: per request it costs about half
     the CPU time of httpx (0.74 against 1.34 ms a round trip to the scripted upstream here), which is most of what
     the proxy adds under load (`bench/safeagents_bench.py`)."""
-    def __init__(self, r:aiohttp.ClientResponse): self.r, self.status_code, self.headers, self.body = r, r.status, r.headers, None
+    def __init__(self, r:aiohttp.ClientResponse, done:Callable=lambda: None):   # done: the request is no longer in flight
+        self.r, self.status_code, self.headers, self.body, self.done = r, r.status, r.headers, None, done
     def aiter_raw(self): return self.r.content.iter_any()
     async def aread(self) -> bytes:
         if self.body is None: self.body = await self.r.read()
+        self.done()
         return self.body
     def json(self): return json.loads(self.body)
-    async def aclose(self): self.r.release()  # back to the pool when read to the end, closed otherwise
+    async def aclose(self): self.r.release(); self.done()  # back to the pool when read to the end, closed otherwise
 
 def upstream_error(e:Exception) -> JSONResponse:
-    "504 for a timeout, 502 for anything else the upstream did wrong."
+    "504 for a timeout, 502 for anything else the upstream did wrong (a replica that is down among them)."
     if isinstance(e, asyncio.TimeoutError): return error(504, f"upstream timed out ({type(e).__name__})", "timeout_error")
     return error(502, f"upstream unreachable or broken ({type(e).__name__})", "api_error")
 
 # %% ../nbs/05b_safeagents.ipynb #f6971c88
-async def passthrough(st:ProxyState, req:Request, path:str) -> Response:
+async def passthrough(st:ProxyState, req:Request, path:str, session=None) -> Response:
     "Forward `req` to the upstream's `path` and stream its answer back, if it is a model route (`ProxyConfig.passthrough`)."
     if req.method not in ("GET", "HEAD") or not re.fullmatch(st.cfg.passthrough, path):
         return error(404, f"safeagents forwards the chat routes and read-only model routes only; {req.method} {path} is not one", "not_found_error")
-    url = st.cfg.upstream + path + (f"?{req.url.query}" if req.url.query else "")
+    try: base = st.router.pick(session)
+    except ReplicaDown as e: return error(502, str(e), "api_error")
+    url = base + path + (f"?{req.url.query}" if req.url.query else "")
     try: up = Upstream(await st.client.request(req.method, url, headers=fwd_headers(req.headers), data=await req.body()))
-    except UPSTREAM_ERRORS as e: return upstream_error(e)
+    except UPSTREAM_ERRORS as e:
+        if isinstance(e, aiohttp.ClientConnectorError): st.router.failed(base)
+        return upstream_error(e)
     async def body():
         try:
             async for c in up.aiter_raw(): yield c
@@ -240,13 +259,20 @@ async def passthrough(st:ProxyState, req:Request, path:str) -> Response:
 
 # %% ../nbs/05b_safeagents.ipynb #175c0a13
 async def send(st:ProxyState, path:str, req:Request, body:dict, stream:bool,
-               raw:bytes|None=None): # the request's own bytes, when `body` is what they say unchanged
-    "The upstream response to `body`, or an error response."
+               raw:bytes|None=None, # the request's own bytes, when `body` is what they say unchanged
+               session=None):       # the session it belongs to: its replica answers it
+    "The upstream response to `body` from the session's replica, or an error response."
+    try: base = st.router.pick(session)
+    except ReplicaDown as e: return error(502, str(e), "api_error")
+    done = st.router.begin(base)
     try:
-        up = Upstream(await st.client.post(st.cfg.upstream + path, data=raw if raw is not None else json.dumps(body).encode(),
-                                           headers=fwd_headers(req.headers) | {"content-type": "application/json"}))
+        up = Upstream(await st.client.post(base + path, data=raw if raw is not None else json.dumps(body).encode(),
+                                           headers=fwd_headers(req.headers) | {"content-type": "application/json"}), done)
         if not stream or up.status_code >= 400: await up.aread()
-    except UPSTREAM_ERRORS as e: return upstream_error(e)
+    except UPSTREAM_ERRORS as e:
+        done()
+        if isinstance(e, aiohttp.ClientConnectorError): st.router.failed(base)   # refused: with replicas, down for good
+        return upstream_error(e)
     if up.status_code < 400: return up
     text = (await up.aread())[:2000]; await up.aclose()
     if up.status_code >= 500: return error(502, f"upstream returned {up.status_code}: {text.decode('utf-8', 'replace')}", "api_error")
@@ -352,7 +378,7 @@ async def openai_chat(st:ProxyState, req:Request, path:str, session) -> Response
         return StreamingResponse(openai_final_stream(body, text), media_type="text/event-stream") if stream else JSONResponse(openai_final(body, text))
     t0 = time.perf_counter()
     sent = capture_body(st, body)
-    up = await send(st, path, req, sent, stream, req.state.raw if sent is body else None)
+    up = await send(st, path, req, sent, stream, req.state.raw if sent is body else None, session)
     if isinstance(up, Response): return up
     if stream: return StreamingResponse(openai_relay(st, body, up, session, t0), media_type="text/event-stream")
     try: data = up.json()
@@ -454,7 +480,7 @@ async def anthropic_messages(st:ProxyState, req:Request, path:str, session) -> R
         return await anthropic_via_chat(st, req, body, session, stream)
     t0 = time.perf_counter()
     sent = sampling_body(st, body)
-    up = await send(st, path, req, sent, stream, req.state.raw if sent is body else None)
+    up = await send(st, path, req, sent, stream, req.state.raw if sent is body else None, session)
     if isinstance(up, Response): return up
     if stream: return StreamingResponse(anthropic_relay(st, body, up, session, t0), media_type="text/event-stream")
     try: data = up.json()  # parsed here, so it is the proxy's own to rewrite
@@ -469,7 +495,7 @@ async def anthropic_via_chat(st:ProxyState, req:Request, body:dict, session, str
     the chat request and the (rewritten) chat message, with their ids, so a trajectory and a sample of it read like
     any other harness's."""
     t0, chat = time.perf_counter(), capture_body(st, anthropic_to_chat(body))
-    up = await send(st, "/v1/chat/completions", req, chat, False)
+    up = await send(st, "/v1/chat/completions", req, chat, False, session=session)
     if isinstance(up, Response): return up
     try: data = up.json()
     except ValueError: return error(502, "upstream answered with something that is not JSON", "api_error")
@@ -543,7 +569,7 @@ async def turns_endpoint(st:ProxyState, req:Request, session) -> Response:
     with st.lock:
         turns, steps = [asdict(t) for t in st.turns.get(session, [])], st.steps.get(session, 0)
         if req.method == "DELETE": st.turns.pop(session, None); st.steps.pop(session, None)
-    if req.method == "DELETE": st.guard.set_context(session, None)
+    if req.method == "DELETE": st.guard.set_context(session, None); st.router.forget(session)
     return JSONResponse({"session": session, "turns": turns, "steps": steps})
 
 async def context_endpoint(st:ProxyState, req:Request, session) -> Response:
@@ -562,15 +588,17 @@ async def context_endpoint(st:ProxyState, req:Request, session) -> Response:
     return JSONResponse({"session": session, "context": {"own": list(ctx.own), "verifier": list(ctx.verifier)}})
 
 def make_app(cfg:ProxyConfig) -> Starlette:
-    "The safeagents ASGI app for `cfg`."
+    "The safeagents ASGI app for `cfg`; with several upstreams, they are checked first to be replicas of one model."
+    if len(cfg.upstreams) > 1: check_replicas(cfg.upstreams)
     st = ProxyState(cfg)
     async def handle(req:Request) -> Response:
         session, path = split_session(req.url.path)
+        if req.url.path == "/safeagents/health": return JSONResponse({"ok": True, "pid": os.getpid()})   # the proxy itself, not its upstream
         if m := re.fullmatch(r"/safeagents/sessions/([\w.:@-]{1,200})/(turns|context)", req.url.path):
             return await (turns_endpoint if m.group(2) == "turns" else context_endpoint)(st, req, m.group(1))
         if req.method == "POST" and path == "/v1/chat/completions": return await openai_chat(st, req, path, session)
         if req.method == "POST" and path == "/v1/messages": return await anthropic_messages(st, req, path, session)
-        return await passthrough(st, req, path)
+        return await passthrough(st, req, path, session)
     async def guarded(req:Request) -> Response:
         "`handle`, with a fault of the proxy's own answered in the API's shape (500) on a connection that stays open."
         try: return await handle(req)
@@ -643,7 +671,8 @@ def base_url(self:Proxy, session:str) -> str:
 
 @patch
 def turns(self:Proxy, session:str, pop:bool=False) -> list[Turn]:
-    "The captured turns of `session` (`pop`: and forget them)."
+    "The captured turns of `session` (`pop`: and forget them, and the session's place on its replica)."
+    if pop: self.state.router.forget(session)
     with self.state.lock:
         return self.state.turns.pop(session, []) if pop else list(self.state.turns.get(session, []))
 
@@ -651,6 +680,63 @@ def turns(self:Proxy, session:str, pop:bool=False) -> list[Turn]:
 def events(self:Proxy) -> list[GuardEvent]:
     "The most recent guard events, oldest first."
     return list(self.state.log.recent)
+
+# %% ../nbs/05b_safeagents.ipynb #5a857972
+def shard(proxy_url:str, session:str) -> str:
+    "The proxy, of the comma-separated `proxy_url`, that serves `session`: the same one every time (a CRC of its id)."
+    urls = proxy_url.split(",")
+    return urls[zlib.crc32(session.encode()) % len(urls)] if len(urls) > 1 else proxy_url
+
+def _die_with_parent():
+    "Linux: SIGTERM to this process when its parent dies (a killed trainer leaves no proxy behind)."
+    with contextlib.suppress(Exception): ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+
+def _serve_child(cfg:ProxyConfig, q):
+    "A pool's process: serve `cfg`, say the port (or the error) on `q`, stop on SIGTERM."
+    _die_with_parent()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *a: stop.set())
+    try: px = Proxy(cfg).start()
+    except Exception as e: q.put(f"{type(e).__name__}: {e}"); return
+    q.put(px.port)
+    stop.wait()
+    px.stop()
+
+class ProxyPool:
+    """`n` safeagents proxies of one configuration, each in a process of its own; sessions sharded by id (`shard`).
+    Stands where a started `Proxy` does for what goes over HTTP: `url` (all of them), `base_url(session)`, `stop`."""
+    def __init__(self, cfg:ProxyConfig, n:int=2):
+        if n < 1: raise ValueError(f"a proxy pool needs at least 1 process, got {n}")
+        self.cfg, self.n, self.procs, self.ports = cfg, n, [], []
+
+    def start(self, timeout:float=120) -> "ProxyPool":
+        "Start the processes one by one; return once each is serving (an error naming the one that did not)."
+        ctx = multiprocessing.get_context("spawn")       # a fresh interpreter: no threads or locks copied from this one
+        for i in range(self.n):
+            q = ctx.Queue()
+            p = ctx.Process(target=_serve_child, args=(replace(self.cfg, port=self.cfg.port + i if self.cfg.port else 0), q),
+                            daemon=True, name=f"safeagents-{i}")
+            p.start(); self.procs.append(p)
+            try: got = q.get(timeout=timeout)
+            except queue.Empty: got = f"no answer within {timeout:g} s (exit code {p.exitcode})"
+            if not isinstance(got, int): self.stop(); raise RuntimeError(f"safeagents process {i} did not start: {got}")
+            self.ports.append(got)
+        return self
+
+    def stop(self):
+        "Stop every process (SIGTERM: each finishes its open requests' checks and closes the events file)."
+        for p in self.procs: p.terminate()
+        for p in self.procs:
+            p.join(30)
+            if p.is_alive(): p.kill(); p.join(10)
+
+    @property
+    def urls(self) -> list[str]: return [f"http://{self.cfg.host}:{p}" for p in self.ports]
+    @property
+    def url(self) -> str: return ",".join(self.urls)
+    def base_url(self, session:str) -> str: return f"{shard(self.url, session)}/s/{session}/v1"
+    def __enter__(self): return self.start()
+    def __exit__(self, *a): self.stop()
 
 # %% ../nbs/05b_safeagents.ipynb #83ac5d79
 def _load_judge(ref:str|None):
@@ -682,7 +768,9 @@ def cmd_serve(a):
     if cfg.capture and not os.environ.get("SAFEAGENTS_ADMIN_TOKEN"):   # a token drawn here: say it, or nobody can read the turns
         print(f"safeagents: captured turns need the header {ADMIN_HEADER}: {cfg.admin_token} "
               "(set SAFEAGENTS_ADMIN_TOKEN to choose it)", file=sys.stderr, flush=True)
-    uvicorn.run(make_app(cfg), host=cfg.host, port=cfg.port, **uvicorn_options(cfg))
+    try: app = make_app(cfg)
+    except ValueError as e: print(f"safeagents serve: {e}", file=sys.stderr); return 2     # replicas that are not one model
+    uvicorn.run(app, host=cfg.host, port=cfg.port, **uvicorn_options(cfg))
     return 0
 
 # %% ../nbs/05b_safeagents.ipynb #2f66323d
@@ -691,7 +779,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="safeagents", description="Check every tool call between an agent harness and its model server.")
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("serve", help="run the proxy")
-    s.add_argument("--upstream", required=True, help="model server base URL, without /v1")
+    s.add_argument("--upstream", required=True, help="model server base URL, without /v1; several, comma-separated: replicas of one model (each session kept on one)")
     s.add_argument("--host", default="127.0.0.1"); s.add_argument("--port", type=int, default=8001)
     s.add_argument("--plugin", action="append", default=[], help="atif-scan plugin MODULE:FACTORY (repeatable)")
     s.add_argument("--events", help="append one JSON line per checked tool call here")

@@ -13,9 +13,9 @@ from .config import cache_dir
 
 # %% auto #0
 __all__ = ['SECRET_NAME', 'NEVER_ALLOWED', 'SYSTEM_TOOLS', 'TOOLS_DIR', 'TOOL_WHEELS', 'NET_DIR', 'BRIDGE', 'Limits',
-           'SandboxConfig', 'SandboxResult', 'sandbox_env', 'Sandbox', 'SandboxBackend', 'ToolWheel', 'ToolNotFound',
-           'Tool', 'find_wheel', 'find_tool', 'node_env', 'BubblewrapSandbox', 'open_reach', 'reach_prelude',
-           'BubblewrapBackend', 'default_backend', 'processes_matching']
+           'reach_target', 'SandboxConfig', 'SandboxResult', 'sandbox_env', 'Sandbox', 'SandboxBackend', 'ToolWheel',
+           'ToolNotFound', 'Tool', 'find_wheel', 'find_tool', 'node_env', 'BubblewrapSandbox', 'open_reach',
+           'reach_prelude', 'BubblewrapBackend', 'default_backend', 'processes_matching']
 
 # %% ../nbs/06_sandbox.ipynb #e1b63b78
 @dataclass(slots=True)
@@ -33,6 +33,15 @@ class Limits:
                 f"--fsize={self.file_size_mb * mb}", f"--nofile={self.open_files}"]
 
 # %% ../nbs/06_sandbox.ipynb #86a9c1f6
+def reach_target(t) -> tuple[str, int]:
+    "`(host, port)` of a `reach` entry: a loopback port (`8001`), `\"HOST:PORT\"`, or a pair already."
+    if isinstance(t, tuple): return str(t[0]), int(t[1])
+    if isinstance(t, str) and ":" in t:
+        host, _, port = t.rpartition(":")
+        if not host or not port.isdigit(): raise ValueError(f"reach: {t!r} is not HOST:PORT")
+        return host.strip("[]"), int(port)
+    return "127.0.0.1", int(t)
+
 @dataclass(slots=True)
 class SandboxConfig:
     "What a sandbox starts from and what it may touch."
@@ -44,12 +53,14 @@ class SandboxConfig:
     share_net: bool = False  # keep the host network (every host port, the internet); off: the sandbox's own, empty one
     limits: Limits = field(default_factory=Limits)
     workdir: str = "/workspace"
-    reach: tuple[int, ...] = ()  # host loopback ports the sandbox may connect to, at 127.0.0.1:PORT inside (not with share_net)
+    reach: tuple = ()  # what the sandbox may connect to, each at 127.0.0.1:PORT inside (not with share_net): a port of the
+                       # host's loopback, or "HOST:PORT" (an address the host reaches: a proxy on another machine)
 
     def __post_init__(self):
-        self.reach = tuple(int(p) for p in self.reach)
+        self.reach = tuple(reach_target(t) for t in self.reach)          # (host, port) pairs
         if self.reach and self.share_net: raise ValueError("reach= is for a sandbox without the host network; share_net=True already reaches every port")
-        if bad := [p for p in self.reach if not 0 < p < 65536]: raise ValueError(f"reach: not TCP ports: {bad}")
+        if bad := [p for _, p in self.reach if not 0 < p < 65536]: raise ValueError(f"reach: not TCP ports: {bad}")
+        if len({p for _, p in self.reach}) < len(self.reach): raise ValueError(f"reach: two targets on one port, which is their address inside: {self.reach}")
 
 @dataclass(slots=True)
 class SandboxResult:
@@ -297,22 +308,22 @@ _BRIDGE_NS: dict = {}
 exec(compile(BRIDGE, "bridge.py", "exec"), _BRIDGE_NS)
 
 def open_reach(folder: Path, # the sandbox's `net/` folder (made here)
-               ports: tuple[int, ...]) -> list[socket.socket]:
-    "The host half: write the bridge into `folder` and listen on `folder/PORT.sock` for each port; returns the listeners."
+               targets: tuple[tuple[str, int], ...]) -> list[socket.socket]:   # (host, port): `SandboxConfig.reach`
+    "The host half: write the bridge into `folder` and listen on `folder/PORT.sock` for each target; returns the listeners."
     folder.mkdir(mode=0o755)
     (folder / "bridge.py").write_text(BRIDGE)
     out = []
-    for port in ports:
+    for host, port in targets:
         path = folder / f"{port}.sock"
         ls = socket.socket(socket.AF_UNIX); ls.bind(str(path)); os.chmod(path, 0o777); ls.listen(128)
-        threading.Thread(target=_BRIDGE_NS["accept"], args=(ls, lambda p=port: socket.create_connection(("127.0.0.1", p))),
+        threading.Thread(target=_BRIDGE_NS["accept"], args=(ls, lambda h=host, p=port: socket.create_connection((h, p))),
                          daemon=True, name=f"reach-{port}").start()
         out.append(ls)
     return out
 
-def reach_prelude(ports: tuple[int, ...]) -> str:
+def reach_prelude(targets: tuple[tuple[str, int], ...]) -> str:
     "The shell line that starts the inside half, waits until it listens, then runs the command (`\"$@\"`)."
-    specs = " ".join(f"{p}={NET_DIR}/{p}.sock" for p in ports)
+    specs = " ".join(f"{p}={NET_DIR}/{p}.sock" for _, p in targets)
     return (f"python3 -I {NET_DIR}/bridge.py /tmp/.ha-net-ready {specs} & n=0; "
             "until [ -e /tmp/.ha-net-ready ]; do n=$((n+1)); "
             "[ $n -gt 1000 ] && { echo 'sandbox: the network bridge did not start' >&2; exit 125; }; sleep 0.01; done; "

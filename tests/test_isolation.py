@@ -56,3 +56,39 @@ def test_sandbox_reaches_its_own_session_only(tmp_path):
                        "the internet": "unreachable"}, got
         assert px.turns(other) and px.turns("g1.own"), "a refused request changed what the proxy holds"
         assert not [q for q in up.requests if "lora_name" in json.dumps(q)], "an adapter route reached the upstream"
+
+
+def host_address() -> str:
+    "An address of this machine that is not loopback (as a Ray worker node sees the head's), or skip."
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try: s.connect(("192.0.2.1", 9)); ip = s.getsockname()[0]       # no packet is sent: only the route is chosen
+        except OSError: ip = ""
+    if not ip or ip.startswith("127."): pytest.skip("this machine has no address but loopback")
+    return ip
+
+
+def test_sandbox_reaches_an_off_host_proxy_only(tmp_path):
+    """The proxy on another address than the sandbox host's loopback (a Ray worker's sandbox, the proxy on the head):
+    the sandbox still gets its own empty network with that one address in, at 127.0.0.1 inside; not the host's."""
+    from harness_adapters.harnesses import sandbox_url
+    ip = host_address()
+    with ScriptedUpstream(default={"text": "hello"}) as up, Proxy(ProxyConfig(up.url, host=ip, capture=True)) as px, \
+         Proxy(ProxyConfig(up.url, host=ip)) as other_service:            # something else listening on that address
+        assert px.url.startswith(f"http://{ip}:")
+        cfg = sandbox_config("pi", model_url=px.url)
+        assert not cfg.share_net and cfg.reach == ((ip, px.port),)
+        script = ATTACKS.format(px=sandbox_url(px.url), up=up.url, own="g2.own", other="g2.other")
+        script += (f"\nimport socket\nfor addr in [({ip!r}, {px.port}), ({ip!r}, {other_service.port})]:\n"
+                   "    try: socket.create_connection(addr, 3); print('reached', addr)\n"
+                   "    except OSError: print('unreachable', addr)\n")
+        with BubblewrapBackend().create(cfg) as sb:
+            r = sb.run(["python3", "-c", script], timeout_s=120)
+        assert r.ok, r.stderr_tail
+        lines = r.stdout_tail.strip().splitlines()
+        got = json.loads(lines[-3])
+        assert got["own session's chat"] == 200 and got["model list"] == 200, got
+        assert got["vLLM directly"] == got["vLLM directly, unload an adapter"] == got["the internet"] == "unreachable", got
+        assert got["another session's turns"] == 403, got
+        assert lines[-2:] == [f"unreachable ('{ip}', {px.port})", f"unreachable ('{ip}', {other_service.port})"], lines
+        assert px.turns("g2.own"), "the session's call did not reach the off-host proxy"

@@ -3,7 +3,7 @@
 Run: `python -m pytest tests/test_safeagents.py -v` (the `slow` tests start servers on 127.0.0.1).
 """
 from __future__ import annotations
-import json, threading, time
+import json, os, threading, time
 import httpx, pytest
 from harness_adapters.safeagents import ADMIN_HEADER, Proxy, ProxyConfig
 from harness_adapters.scripted import ScriptedUpstream
@@ -259,3 +259,91 @@ def test_sampling_set_by_the_proxy(rig):
     anthropic.Anthropic(base_url=px.url + "/s/t2", api_key="x").messages.create(model="m", max_tokens=10, messages=msgs, extra_body={"temperature": 0.3, "top_k": 5})
     for r in up.requests:
         assert (r["temperature"], r["top_p"], "top_k" in r) == (0.8, 1.0, False), r
+
+
+@pytest.mark.slow
+def test_replicas_sticky_least_loaded_and_one_going_down(tmp_path):
+    "Two scripted replicas behind one proxy: sessions spread and stick; one replica gone takes only its own sessions."
+    import openai
+    a, b = ScriptedUpstream(default={"calls": [WRITE]}).__enter__(), ScriptedUpstream(default={"calls": [WRITE]}).__enter__()
+    ua, ub = a.url, b.url
+    px = Proxy(ProxyConfig(f"{ua},{ub}", plugins=PACKS, events=str(tmp_path / "events.jsonl"), capture=True)).start()
+    try:
+        msgs = [{"role": "user", "content": "go"}]
+        ask = lambda s: openai.OpenAI(base_url=px.base_url(s), api_key="x", max_retries=0).chat.completions.create(model="m", messages=msgs, tools=[BASH])
+        for _ in range(3):
+            for s in ("s1", "s2", "s3", "s4"): ask(s)
+        chats = lambda up: [r for r in up.requests if "messages" in r]          # (the proxy's check asked each for /v1/models)
+        assert len(chats(a)) == len(chats(b)) == 6                            # two sessions each, every call where it began
+        router = px.state.router
+        assert {s: router.sessions[s] for s in ("s1", "s2")} == {"s1": ua, "s2": ub}
+        n = len(b.requests)
+        assert httpx.get(px.base_url("s2") + "/models").json()["path"] == "/v1/models" and len(b.requests) == n + 1   # model routes follow too
+        assert len(px.events) == 12 and {e.verdict for e in px.events} == {"allow"}   # every replica's calls checked
+        b.__exit__()                                                              # replica b is gone
+        with pytest.raises(openai.APIStatusError) as e: ask("s2")                   # refused: b is down for good
+        assert e.value.status_code == 502
+        with pytest.raises(openai.APIStatusError) as e: ask("s4")                   # b's other session: errored, not moved
+        assert e.value.status_code == 502 and "is down: the session cannot go on" in e.value.message
+        ask("s1"); ask("s5")                                                      # a's sessions and new ones go on, on a
+        assert router.sessions["s5"] == ua and router.down == {ub}
+        assert px.turns("s1", pop=True) and "s1" not in router.sessions           # a finished session frees its place
+    finally:
+        px.stop(); a.__exit__()
+
+
+def test_replicas_config():
+    "Several upstreams: comma-separated or a list, each checked, distinct; a proxy refuses replicas that differ."
+    cfg = ProxyConfig(["http://a:1/", "http://b:2"])
+    assert cfg.upstream == "http://a:1,http://b:2" and cfg.upstreams == ("http://a:1", "http://b:2")
+    assert ProxyConfig("http://a:1, http://b:2").upstreams == ("http://a:1", "http://b:2")
+    for bad, msg in (("http://a:1,b:2", r"http\(s\) URL"), ("http://a:1,http://b:2/v1", "without /v1"), ("http://a:1,http://a:1", "must differ")):
+        with pytest.raises(ValueError, match=msg): ProxyConfig(bad)
+    with pytest.raises(ValueError, match="routing policy"): ProxyConfig("http://a:1", routing="random")
+
+
+@pytest.mark.slow
+def test_replicas_of_another_model_refused():
+    "A replica that serves another base model (or none) is named before the proxy serves anything."
+    from harness_adapters.routing import ReplicaMismatch
+    with ScriptedUpstream() as a:
+        with pytest.raises(ReplicaMismatch, match="does not answer"): Proxy(ProxyConfig(f"{a.url},http://127.0.0.1:9"))
+        from starlette.applications import Starlette
+        from starlette.responses import JSONResponse
+        from starlette.routing import Route
+        import uvicorn
+        other = Starlette(routes=[Route("/v1/models", lambda r: JSONResponse({"data": [{"id": "other", "parent": None, "max_model_len": 4096}]}))])
+        srv = uvicorn.Server(uvicorn.Config(other, host="127.0.0.1", port=0, log_level="warning"))
+        t = threading.Thread(target=srv.run, daemon=True); t.start()
+        while not srv.started: time.sleep(0.01)
+        try:
+            url = f"http://127.0.0.1:{srv.servers[0].sockets[0].getsockname()[1]}"
+            with pytest.raises(ReplicaMismatch, match="must serve one base model.*other \\(max_model_len 4096\\)"):
+                Proxy(ProxyConfig(f"{a.url},{url}"))
+        finally: srv.should_exit = True; t.join(10)
+
+
+@pytest.mark.slow
+def test_proxy_pool_shards_sessions_over_processes(tmp_path):
+    "Two proxy processes: each session's calls checked by one of them, its turns there, every event in the one file."
+    import openai
+    from harness_adapters.safeagents import ProxyPool, shard
+    ev = tmp_path / "events.jsonl"
+    with ScriptedUpstream(default={"text": "Let me look.", "calls": [GRADER]}) as up, \
+         ProxyPool(ProxyConfig(up.url, plugins=PACKS, events=str(ev), capture=True), 2) as pool:
+        pids = {httpx.get(f"{u}/safeagents/health").json()["pid"] for u in pool.urls}
+        assert len(pids) == 2 and os.getpid() not in pids
+        sessions = [f"g.r{i}" for i in range(8)]
+        assert {shard(pool.url, s) for s in sessions} == set(pool.urls)
+        for s in sessions:
+            r = openai.OpenAI(base_url=pool.base_url(s), api_key="x").chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "?"}], tools=[BASH])
+            assert NOTICE in r.choices[0].message.content               # checked (and blocked) by the session's proxy
+        tok = {ADMIN_HEADER: pool.cfg.admin_token}
+        for s in sessions:
+            own, other = shard(pool.url, s), next(u for u in pool.urls if u != shard(pool.url, s))
+            assert len(httpx.get(f"{own}/safeagents/sessions/{s}/turns", headers=tok).json()["turns"]) == 1
+            assert httpx.get(f"{other}/safeagents/sessions/{s}/turns", headers=tok).json()["turns"] == []
+    assert not any(p.is_alive() for p in pool.procs)
+    lines = [json.loads(l) for l in ev.read_text().splitlines()]
+    assert sorted(e["session"] for e in lines) == sorted(sessions) and {e["verdict"] for e in lines} == {"block"}
