@@ -23,6 +23,7 @@ if [ ! -x "$ROOT/usr/bin/python3" ]; then
   phase "debootstrap a minimal Debian root at $ROOT"
   debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,git,ca-certificates bookworm "$ROOT" http://deb.debian.org/debian
 fi
+mountpoint -q "$ROOT" || mount --bind "$ROOT" "$ROOT"    # (see below)
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 # This machine's network intercepts TLS with its own authority: the root gets this machine's CA bundle, and pip, Node
 # and Python are pointed at it. Nothing else of this machine's environment goes in (`env -i` below).
@@ -37,8 +38,11 @@ if [ -d /opt/wheels ]; then
 fi
 in_root() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
             PIP_CERT=$CA SSL_CERT_FILE=$CA NODE_EXTRA_CA_CERTS=$CA REQUESTS_CA_BUNDLE=$CA $FIND "$@"; }
+# the root is a mount point of its own, as a container's or a VM's is: bubblewrap makes `/` a slave mount, which fails
+# (EINVAL) on a plain folder entered with chroot
+mountpoint -q "$ROOT" || mount --bind "$ROOT" "$ROOT"
 for m in proc sys dev; do mountpoint -q "$ROOT/$m" || mount --rbind "/$m" "$ROOT/$m"; done
-trap 'for m in dev sys proc opt/wheels; do umount -R "$ROOT/$m" 2>/dev/null || true; done' EXIT
+trap 'for m in dev sys proc opt/wheels; do umount -lR "$ROOT/$m" 2>/dev/null || true; done; umount -l "$ROOT" 2>/dev/null || true' EXIT
 if [ "$WHAT" != main ]; then
 rm -rf "$ROOT/repo" && git clone -q "$REPO" "$ROOT/repo"
 phase "what the fresh root has (no Node.js, no bubblewrap)"
