@@ -284,7 +284,7 @@ _WARM, _NOVEL, _BREADTH = "runs/tiny-agent/eval-heldout", "runs/tiny-agent/eval-
 _S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
 _G0W, _G0N = "runs/tiny-agent/grpo-s0-eval-workspace", "runs/tiny-agent/grpo-s0-eval-novel"
 _G0CW, _G0CN = "runs/tiny-agent/grpo-s0-eval-curve-workspace", "runs/tiny-agent/grpo-s0-eval-curve-novel"
-_G1W = "runs/tiny-agent/grpo-s1-eval-workspace"
+_G1W, _G1N = "runs/tiny-agent/grpo-s1-eval-workspace", "runs/tiny-agent/grpo-s1-eval-novel"
 RESULTS = [
     Result("tiny-grpo-heldout", "GRPO on tiny, step 24 against the base model, 21 held-out tiny tasks, two seeds and pooled.",
            Arm("tiny", (_S0, _S1), "base"),
@@ -310,9 +310,13 @@ RESULTS = [
             Arm("seeds 0+1", (_G0W, _G1W), ("grpo-narrow-s0/step-30", "grpo-narrow-s1/step-30"))),
            "4 sessions a task and arm in pi through safeagents; each seed against the warm start in its own server, the "
            "pooled row against both; what would count is in `runs/tiny-agent/RECORD.md`."),
-    Result("grpo-s0-novel", "GRPO seed 0 (30 steps) against its warm start, tiny-agent, 36 held-out tasks of new kinds.",
-           Arm("tiny-agent", (_G0N,), "base"), (Arm("GRPO s0 step 30", (_G0N,), "grpo-narrow-s0/step-30"),),
-           "4 sessions a task and arm in pi through safeagents, one server; what would count is in `runs/tiny-agent/RECORD.md`.",
+    Result("grpo-novel", "GRPO (30 steps) against its warm start, tiny-agent, 36 held-out tasks of new kinds, two seeds and pooled.",
+           Arm("tiny-agent", (_G0N, _G1N), "base"),
+           (Arm("seed 0, step 30", (_G0N,), "grpo-narrow-s0/step-30", reference=Arm("tiny-agent", (_G0N,), "base")),
+            Arm("seed 1, step 30", (_G1N,), "grpo-narrow-s1/step-30", reference=Arm("tiny-agent", (_G1N,), "base")),
+            Arm("seeds 0+1", (_G0N, _G1N), ("grpo-narrow-s0/step-30", "grpo-narrow-s1/step-30"))),
+           "4 sessions a task and arm in pi through safeagents; each seed against the warm start in its own server, the "
+           "pooled row against both; what would count is in `runs/tiny-agent/RECORD.md`.",
            slices=("all", "difficulty")),
 ]
 
