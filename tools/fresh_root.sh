@@ -51,8 +51,8 @@ phase "the README's install line, in a new virtual environment: $INSTALL"
 in_root /bin/bash -c "set -e; rm -rf /venv; python3 -m venv /venv; . /venv/bin/activate; cd /repo; pip install -q --upgrade pip; $INSTALL"
 fi
 [ "$WHAT" = install ] && { phase "installed"; exit 0; }
-phase "what the README names for a minimal machine, where the root lacks it: libnuma1 g++"
-in_root /bin/sh -c 'apt-get update -qq && apt-get install -y -qq libnuma1 g++ >/dev/null && echo "  libnuma1, g++: installed"'
+phase "what the README names for a minimal machine: libnuma1 g++ python3-dev"
+in_root /bin/sh -c 'apt-get update -qq && apt-get install -y -qq libnuma1 g++ python3-dev >/dev/null && echo "  libnuma1, g++, python3-dev: installed"'
 phase "the README's main job: $MAIN"
 in_root /bin/bash -c "set -e; . /venv/bin/activate; cd /repo; $MAIN"
 in_root /bin/bash -c "cd /repo && git status --short && ls runs/local/"
