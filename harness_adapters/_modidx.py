@@ -1744,6 +1744,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                     'harness_adapters/trainer.py'),
                                           'harness_adapters.trainer.metrics_row': ( 'trainer.html#metrics_row',
                                                                                     'harness_adapters/trainer.py'),
+                                          'harness_adapters.trainer.micro_batch_budget': ( 'trainer.html#micro_batch_budget',
+                                                                                           'harness_adapters/trainer.py'),
                                           'harness_adapters.trainer.training_threads': ( 'trainer.html#training_threads',
                                                                                          'harness_adapters/trainer.py')},
             'harness_adapters.training': { 'harness_adapters.training.RunConfig': ( 'training.html#runconfig',

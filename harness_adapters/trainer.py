@@ -27,8 +27,8 @@ from .samples import TrainerConfig, TrainingQueue
 
 # %% auto #0
 __all__ = ['RunGroup', 'COMPUTE_LOCK', 'CFG_OWNED', 'ADAPTER_STATE', 'METRIC_KEYS', 'RolloutFatal', 'HarnessRolloutWorker',
-           'HarnessGRPOTrainer', 'grpo_args', 'training_threads', 'build_trainer', 'metrics_row', 'MetricsLog',
-           'log_metrics', 'RunProgress']
+           'HarnessGRPOTrainer', 'micro_batch_budget', 'grpo_args', 'training_threads', 'build_trainer', 'metrics_row',
+           'MetricsLog', 'log_metrics', 'RunProgress']
 
 # %% ../nbs/10b_trainer.ipynb #ba7df0bf
 RunGroup = Callable[[object, int, str], list[Rollout]]
@@ -192,6 +192,11 @@ class HarnessGRPOTrainer(AsyncGRPOTrainer):
 CFG_OWNED = {"num_generations": "rollouts_per_task", "per_device_train_batch_size": "rollouts_per_task",
              "max_staleness": "max_staleness", "token_budget": "token_budget"}   # TRL's name -> TrainerConfig's
 
+def micro_batch_budget(preset, budget: int | None = None) -> int:
+    """The token budget a trainer packs its micro-batches by: `budget`, else `preset`'s own (a name or `ModelPreset`).
+    The one place the budget defaults: a run's (`training.RunConfig.budget`) and a bare `TrainerConfig`'s come here."""
+    return get_preset(preset).token_budget if budget is None else budget
+
 def grpo_args(preset, cfg: TrainerConfig, output_dir: str | os.PathLike, server_url: str, max_steps: int | None = None,
               **overrides):
     """TRL's `AsyncGRPOConfig` for `preset` (a name or `ModelPreset`) and `cfg`; `overrides` win, except over what `cfg`
@@ -202,7 +207,7 @@ def grpo_args(preset, cfg: TrainerConfig, output_dir: str | os.PathLike, server_
     cpu = not torch.cuda.is_available()
     kw = dict(output_dir=str(output_dir), use_cpu=cpu, bf16=not cpu, gradient_checkpointing=True,
               max_steps=max_steps or p.train_steps, learning_rate=p.learning_rate, temperature=p.temperature,
-              num_generations=cfg.rollouts_per_task, max_completion_length=p.max_tokens, token_budget=cfg.token_budget or p.token_budget,
+              num_generations=cfg.rollouts_per_task, max_completion_length=p.max_tokens, token_budget=micro_batch_budget(p, cfg.token_budget),
               max_staleness=cfg.max_staleness, gradient_accumulation_steps=p.micro_batches,
               per_device_train_batch_size=cfg.rollouts_per_task, vllm_server_base_url=server_url,
               report_to="none", save_strategy="no", logging_steps=1, lr_scheduler_type="constant")

@@ -26,7 +26,7 @@ from .workspacetasks import shortcut_outcome
 from .tinytasks import training_tasks
 from .tracking import check_writable, report_targets, trackers, tracking_dirs
 from .cards import run_card
-from .trainer import RolloutFatal, RunGroup, RunProgress, build_trainer, log_metrics
+from .trainer import RolloutFatal, RunGroup, RunProgress, build_trainer, log_metrics, micro_batch_budget
 
 
 # %% auto #0
@@ -157,7 +157,7 @@ class RunConfig:
     def budget(self, harness: str) -> int:
         "The micro-batch token budget of `harness`'s trainer."
         if self.token_budget is not None: return self.token_budget
-        return self.run_defaults.get("token_budget", {}).get(harness, self.preset.token_budget)
+        return micro_batch_budget(self.preset, self.run_defaults.get("token_budget", {}).get(harness))   # the task set's, else the preset's
 
     def trainer_config(self, harness: str) -> TrainerConfig:
         "`harness`'s trainer settings in this run, every value resolved (the adapter is served under the harness's name)."
