@@ -43,13 +43,14 @@ def _agent_step(text:str, reasoning, calls:list) -> dict:
     if calls: s["tool_calls"] = calls
     return s
 
-def _observe(steps:list, call_id, text:str):
-    "Attach a tool result to the last agent step (or a user step when there is none)."
+def _observe(steps:list, call_id, text:str, error:bool=False):
+    """Attach a tool result to the last agent step (or a user step when there is none); a result the harness marked as
+    failed (pi's `isError`, Anthropic's `is_error`) keeps that mark in the result's `extra`."""
     last = steps[-1] if steps else None
     if last is None or last["source"] != "agent":
         steps.append({"source": "user", "message": text}); return
     ids = {c["tool_call_id"] for c in last.get("tool_calls") or []}
-    res = {"source_call_id": call_id if call_id in ids else None, "content": text}
+    res = {"source_call_id": call_id if call_id in ids else None, "content": text} | ({"extra": {"is_error": True}} if error else {})
     last.setdefault("observation", {"results": []})["results"].append(res)
 
 # %% ../nbs/03_atif.ipynb #555e2611
@@ -86,7 +87,7 @@ def anthropic_message_steps(m:dict, steps:list):
                   "arguments": parse_arguments(b.get("input"))} for i, b in enumerate(blocks) if b.get("type") == "tool_use"]
         steps.append(_agent_step(text, thinking, calls)); return
     for b in blocks:
-        if b.get("type") == "tool_result": _observe(steps, b.get("tool_use_id"), content_text(b.get("content")))
+        if b.get("type") == "tool_result": _observe(steps, b.get("tool_use_id"), content_text(b.get("content")), bool(b.get("is_error")))
     text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     if text or not blocks: steps.append({"source": "user", "message": text})
 
@@ -129,7 +130,7 @@ def pi_branch(entries:list[dict]) -> list[dict]:
 def _pi_step(m:dict, steps:list):
     "Append pi message `m` to ATIF step dicts `steps`."
     role, parts = m.get("role"), m.get("content")
-    if role == "toolResult": _observe(steps, m.get("toolCallId"), content_text(parts))
+    if role == "toolResult": _observe(steps, m.get("toolCallId"), content_text(parts), bool(m.get("isError")))
     elif role == "user": steps.append({"source": "user", "message": content_text(parts)})
     elif role == "assistant":
         parts = parts if isinstance(parts, list) else [{"type": "text", "text": content_text(parts)}]
