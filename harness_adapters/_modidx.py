@@ -1098,6 +1098,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                           'harness_adapters.routing._pick': ('routing.html#_pick', 'harness_adapters/routing.py'),
                                           'harness_adapters.routing.check_replicas': ( 'routing.html#check_replicas',
                                                                                        'harness_adapters/routing.py'),
+                                          'harness_adapters.routing.check_routing': ( 'routing.html#check_routing',
+                                                                                      'harness_adapters/routing.py'),
                                           'harness_adapters.routing.served_base': ( 'routing.html#served_base',
                                                                                     'harness_adapters/routing.py')},
             'harness_adapters.runs': { 'harness_adapters.runs.CommittedRun': ('runs.html#committedrun', 'harness_adapters/runs.py'),

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import httpx
 
 # %% auto #0
-__all__ = ['POLICIES', 'ReplicaDown', 'Router', 'ReplicaMismatch', 'served_base', 'check_replicas']
+__all__ = ['POLICIES', 'ReplicaDown', 'check_routing', 'Router', 'ReplicaMismatch', 'served_base', 'check_replicas']
 
 # %% ../nbs/02b_routing.ipynb #3f932352
 _log = logging.getLogger("safeagents")
@@ -19,15 +19,20 @@ class ReplicaDown(ConnectionError):
 
 POLICIES = ("sticky", "round-robin")
 
+def check_routing(urls: Sequence[str], policy: str = "sticky") -> tuple[str, ...]:
+    "`urls` as a tuple, checked: at least one, no two the same, and `policy` one of `POLICIES` (else a ValueError naming it)."
+    urls = tuple(urls)
+    if not urls: raise ValueError("a router needs at least one replica URL")
+    if len(set(urls)) != len(urls): raise ValueError(f"replica URLs must differ, got {', '.join(urls)}")
+    if policy not in POLICIES: raise ValueError(f"routing policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    return urls
+
 class Router:
     """Which replica (a base URL) serves each request: sticky per session, least loaded for a new one (see above).
     Thread-safe; the proxy's event loop and its check threads share one."""
     def __init__(self, urls: Sequence[str],       # the replicas' base URLs, without /v1
                  policy: str = "sticky"):          # sticky, or round-robin (for the bench)
-        self.urls = tuple(urls)
-        if not self.urls: raise ValueError("a router needs at least one replica URL")
-        if len(set(self.urls)) != len(self.urls): raise ValueError(f"replica URLs must differ, got {', '.join(self.urls)}")
-        if policy not in POLICIES: raise ValueError(f"routing policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        self.urls = check_routing(urls, policy)
         self.policy, self.lock = policy, threading.Lock()
         self.sessions: dict[str, str] = {}                      # session -> its replica
         self.count = dict.fromkeys(self.urls, 0)                # sessions on each replica

@@ -21,7 +21,7 @@ from .detectors import Finding, plugin_parts
 from .effects import TaskContext
 from .guard import Decision, EventLog, Guard, GuardEvent, URLJudge, guard_event
 from .guardtools import cmd_check, cmd_publish, cmd_scrub
-from .routing import ReplicaDown, Router, check_replicas
+from .routing import ReplicaDown, Router, check_replicas, check_routing
 from .wire import (AnthropicStream, OpenAIStream, SSEParser, anthropic_to_chat, chat_to_anthropic,
     declared_anthropic, declared_openai, message_events, request_problem, rewrite_anthropic_content, rewrite_openai_message,
     sse, text_block_events)
@@ -148,7 +148,7 @@ class ProxyConfig:
             if not re.match(r"https?://", u or ""): raise ValueError(f"upstream must be an http(s) URL, got {u!r}")
             if u.endswith("/v1"): raise ValueError(f"upstream is the base URL without /v1, got {u!r}")
         self.upstream = ",".join(ups)
-        Router(self.upstreams, self.routing)      # its checks: distinct URLs, a known policy
+        check_routing(self.upstreams, self.routing)      # distinct URLs, a known policy: as the proxy's Router will check
         if self.max_steps is not None and self.max_steps < 1: raise ValueError("max_steps must be at least 1 (or None)")
         for k in ("check_timeout_s", "timeout_s", "keep_alive_s", "max_body") + (("judge_timeout_s",) if self.judge_timeout_s is not None else ()):
             if not getattr(self, k) > 0: raise ValueError(f"{k} must be above 0, got {getattr(self, k)!r}")
