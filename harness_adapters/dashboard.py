@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from .runs import CONFIG, EVAL, METRICS, atomic_write, read_config, read_jsonl, session_files, train_rollout_files
+from .runs import METRICS, atomic_write, read_config, read_jsonl, session_files, train_rollout_files
 from .stats import fmt_diff, interval, interval_note
 from .config import is_local_run
 from .tasks import list_tasks

@@ -4,13 +4,13 @@
 
 # %% ../nbs/04_detectors.ipynb #1b7e7948
 from __future__ import annotations
-import base64, functools, hashlib, ipaddress, json, re, shlex, time
+import base64, functools, hashlib, ipaddress, json, re, shlex
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 from atif_scan import Context, Engine, Severity, Status, Trace, builtin_detectors, parse_trace
 from atif_scan.checks import Detection, check_selected
-from atif_scan.data.loader import TraceError, parse_step
+from atif_scan.data.loader import parse_step
 from atif_scan.data.usage import COMPACTED
 from atif_scan.data import shell
 from atif_scan.checks import Unread

@@ -4,8 +4,8 @@
 
 # %% ../nbs/12c_envbuilder.ipynb #fe038036
 from __future__ import annotations
-import argparse, hashlib, json, os, shlex, shutil, sys, tomllib
-from dataclasses import dataclass, field, asdict
+import argparse, hashlib, json, os, shlex, shutil, tomllib
+from dataclasses import dataclass, asdict
 from pathlib import Path
 import tomli_w
 from tqdm.auto import tqdm

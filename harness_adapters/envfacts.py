@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 from pydantic import ValidationError
 from atif import Trajectory
 from atif_scan import Engine, Status, builtin_detectors, parse_trace
-from .atif_io import content_text, parse_arguments, pi_branch, pi_session_steps
+from .atif_io import content_text, parse_arguments, pi_session_steps
 from .detectors import Finding, load_plugin, severity_name
 
 # %% auto #0

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import ast, difflib, json, os, re, shutil, tempfile
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 import httpx

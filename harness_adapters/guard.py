@@ -14,7 +14,7 @@ from fastcore.basics import patch
 import httpx
 from atif_scan.checks import check_selected
 from .detectors import Finding, Scanner, effects, plugin_parts, seen_text, stage1, verdict_of
-from .effects import CONTEXT_RULES, Memory, TaskContext, Zone, own_work, remember
+from .effects import CONTEXT_RULES, Memory, TaskContext, own_work, remember
 
 
 # %% auto #0

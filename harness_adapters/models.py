@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_models.ipynb #a176195d
 from __future__ import annotations
-import hashlib, importlib.util, json, os, re, shutil, sys, tempfile
+import hashlib, importlib.util, json, os, re, shutil, tempfile
 from pathlib import Path
 from filelock import FileLock
 from .config import cache_dir, get_preset, local_weights, ModelPreset, ModelWeightsMissing, PRESETS
