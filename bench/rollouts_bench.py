@@ -29,6 +29,14 @@ class EchoModel(ScriptedUpstream):
         return {"text": "", "calls": [("bash", {"command": "echo hi > made.txt"})]}
 
 
+def make_task(work: Path):
+    "The one-call task `EchoModel` solves: write made.txt holding hi (its verifier checks the file)."
+    test = "#!/bin/bash\nmkdir -p /logs/verifier\n[ \"$(cat /workspace/made.txt 2>/dev/null)\" = hi ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n"
+    return load_task(write_task(Path(work) / "make-hi", {"id": "make-hi", "family": "build", "difficulty": "easy", "split": "train"},
+                                "Create the file made.txt containing the word hi.", {"README": "x\n"}, {"test.sh": test},
+                                {"solve.sh": "#!/bin/bash\necho hi > /workspace/made.txt\n"}))
+
+
 def pct(xs, q): return round(statistics.quantiles(xs, n=100)[q - 1], 3) if len(xs) > 1 else round(xs[0], 3)
 
 
@@ -37,10 +45,7 @@ def main():
     ap.add_argument("--rollouts", type=int, default=48); ap.add_argument("--workers", type=int, default=48)
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    test = "#!/bin/bash\nmkdir -p /logs/verifier\n[ \"$(cat /workspace/made.txt 2>/dev/null)\" = hi ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n"
-    task = load_task(write_task(OUT / "work" / "make-hi", {"id": "make-hi", "family": "build", "difficulty": "easy", "split": "train"},
-                                "Create the file made.txt containing the word hi.", {"README": "x\n"}, {"test.sh": test},
-                                {"solve.sh": "#!/bin/bash\necho hi > /workspace/made.txt\n"}))
+    task = make_task(OUT / "work")
     backend, bare = default_backend(), []
     for _ in range(10):
         t0 = time.perf_counter()
