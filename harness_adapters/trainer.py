@@ -27,8 +27,8 @@ from .samples import TrainerConfig, TrainingQueue
 
 # %% auto #0
 __all__ = ['RunGroup', 'COMPUTE_LOCK', 'CFG_OWNED', 'ADAPTER_STATE', 'METRIC_KEYS', 'RolloutFatal', 'HarnessRolloutWorker',
-           'HarnessGRPOTrainer', 'micro_batch_budget', 'grpo_args', 'training_threads', 'build_trainer', 'metrics_row',
-           'MetricsLog', 'log_metrics', 'RunProgress']
+           'HarnessGRPOTrainer', 'micro_batch_budget', 'train_dtype', 'grpo_args', 'training_threads', 'build_trainer',
+           'metrics_row', 'MetricsLog', 'log_metrics', 'RunProgress']
 
 # %% ../nbs/10b_trainer.ipynb #ba7df0bf
 RunGroup = Callable[[object, int, str], list[Rollout]]
@@ -197,6 +197,12 @@ def micro_batch_budget(preset, budget: int | None = None) -> int:
     The one place the budget defaults: a run's (`training.RunConfig.budget`) and a bare `TrainerConfig`'s come here."""
     return get_preset(preset).token_budget if budget is None else budget
 
+def train_dtype(preset, # a name or `ModelPreset`
+                cuda: bool,  # whether the trainer runs on a GPU
+               ) -> str:
+    "The dtype the trainer loads the base model in: the preset's on a GPU (the one it is served in), float32 on a CPU."
+    return get_preset(preset).dtype if cuda else "float32"
+
 def grpo_args(preset, cfg: TrainerConfig, output_dir: str | os.PathLike, server_url: str, max_steps: int | None = None,
               **overrides):
     """TRL's `AsyncGRPOConfig` for `preset` (a name or `ModelPreset`) and `cfg`; `overrides` win, except over what `cfg`
@@ -205,7 +211,7 @@ def grpo_args(preset, cfg: TrainerConfig, output_dir: str | os.PathLike, server_
         raise ValueError(f"{', '.join(owned)}: set in TrainerConfig ({', '.join(CFG_OWNED[k] for k in owned)}), not as a TRL override")
     p = get_preset(preset)
     cpu = not torch.cuda.is_available()
-    kw = dict(output_dir=str(output_dir), use_cpu=cpu, bf16=not cpu, gradient_checkpointing=True,
+    kw = dict(output_dir=str(output_dir), use_cpu=cpu, bf16=not cpu, dtype=train_dtype(p, not cpu), gradient_checkpointing=True,
               max_steps=max_steps or p.train_steps, learning_rate=p.learning_rate, temperature=p.temperature,
               num_generations=cfg.rollouts_per_task, max_completion_length=p.max_tokens, token_budget=micro_batch_budget(p, cfg.token_budget),
               max_staleness=cfg.max_staleness, gradient_accumulation_steps=p.micro_batches,

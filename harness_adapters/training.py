@@ -20,6 +20,7 @@ from .runs import (CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, ROLLOUTS,
     RunConfigMismatch, atomic_write, check_not_record, checkpoint_steps, config_diff, default_run_dir, last_checkpoint,
     mismatch_error, read_config, read_jsonl, save_rollout_files, trajectory_beside, train_rollout_files, trainer_folder, trim_metrics, write_config)
 from .samples import BONUS_WEIGHT, TrainerConfig, reward_parts, served_version
+from .serving import parse_gpus, parse_lora_modules, split_gpus
 from .tasks import find_task
 from .taskspecs import resolve_tasks
 from .workspacetasks import shortcut_outcome
@@ -44,7 +45,8 @@ RUN_DEFAULTS = {"tiny": dict(rollouts_per_task=8, groups_in_flight=1, micro_batc
                 # tiny-agent: pi's lean prompt (~860 tokens) and several tool calls a session; an edit call takes ~100 tokens
                 "tiny-agent": dict(rollouts_per_task=8, groups_in_flight=1, micro_batches=1, max_tokens=160, session_timeout_s=600,
                                    token_budget={"pi": 4096, "opencode": 4096, "hermes": 4608})}
-RESUMABLE = ("steps", "checkpoint_every", "run_dir", "report_to", "project", "rollouts", "replicas", "proxies")   # may change between a run and its resume
+RESUMABLE = ("steps", "checkpoint_every", "run_dir", "report_to", "project", "rollouts", "replicas", "proxies",   # may change between a run and its resume
+             "gpus", "tensor_parallel", "lora_modules")      # where and how the server runs, not what the run trains
 
 
 @dataclass
@@ -77,6 +79,14 @@ class RunConfig:
             every one before a session is given it, and each session stays on one. A run may resume with another number.
         proxies (`int`): safeagents proxy processes (`safeagents.ProxyPool`), sessions sharded over them, so that the
             guard's checks of many sessions at once use as many cores. A run may resume with another number.
+        gpus (`str | tuple[int, ...] | None`): the GPUs the vLLM servers take (`"0"`, `"0,1,2,3"`), split between the
+            replicas; `None`: none placed. The train notebook fills it from `serving.gpu_layout` (the first GPUs the
+            process sees) and leaves the trainers the rest.
+        tensor_parallel (`int | None`): GPUs a server splits the model over; `None`: the preset's.
+        lora_modules (`str | tuple[str, ...] | None`): the modules a server gives LoRA slots (`"q_proj,k_proj"`, or
+            `"all"` for every module vLLM supports); `None`: the preset's. These three change where and how the server
+            runs, not what the run trains (an adapter a server has no slot for is refused at load), so a run may resume
+            with others.
         rollouts_per_task, groups_in_flight, micro_batches, token_budget, max_tokens, session_timeout_s
             (`int | None`): `None` keeps the preset's (with `RUN_DEFAULTS` for the model on top). `max_tokens` and
             `session_timeout_s` reach the harness sessions through `session_preset`. A `RUN_DEFAULTS` token budget may
@@ -109,6 +119,9 @@ class RunConfig:
     rollouts: str = "local"
     replicas: int = 1
     proxies: int = 1
+    gpus: str | tuple[int, ...] | None = None
+    tensor_parallel: int | None = None
+    lora_modules: str | tuple[str, ...] | None = None
 
     def __post_init__(self):
         if self.model not in PRESETS: raise ValueError(f"unknown model {self.model!r}: choose one of {', '.join(PRESETS)}")
@@ -128,7 +141,9 @@ class RunConfig:
                          groups_in_flight=max(1, p.sessions // p.rollouts_per_task), micro_batches=p.micro_batches,
                          max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
             if getattr(self, k) is None and not isinstance(d.get(k), dict): setattr(self, k, d.get(k, v))
+        self.gpus, self.lora_modules = parse_gpus(self.gpus), parse_lora_modules(self.lora_modules)
         check_settings(self)                                  # the resolved values, by the rules in config.SETTINGS
+        if self.gpus is not None: split_gpus(self.replicas, self.tensor_parallel or p.tensor_parallel, self.gpus)   # enough of them
         parse_rollouts(self.rollouts)                         # local, ray or ray:ADDRESS
         self.check_tracking()
         for h in self.harnesses: self.trainer_config(h)       # and each trainer's
@@ -164,6 +179,12 @@ class RunConfig:
         return TrainerConfig(harness, adapter_name=harness, bonus_weight=self.bonus_weight,
                              rollouts_per_task=self.rollouts_per_task, max_staleness=self.preset.max_staleness,
                              groups_in_flight=self.groups_in_flight, token_budget=self.budget(harness))
+
+    def server_settings(self) -> dict:
+        """The `ServerConfig` settings the run's server starts with (`rollouts.serving_stack` takes them): LoRA slots for
+        `max_staleness + 2` versions of every trainer's adapter, and the GPUs, tensor parallelism and LoRA modules."""
+        return dict(max_loras=(self.preset.max_staleness + 2) * len(self.harnesses), gpus=self.gpus,
+                    tensor_parallel=self.tensor_parallel, lora_modules=self.lora_modules)
 
     def grpo_overrides(self) -> dict:
         "The settings of TRL's config this run sets on top of the preset's (`trainer.grpo_args` takes them)."

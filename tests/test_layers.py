@@ -51,7 +51,7 @@ LAYERS = {
     "cards": {"config", "harnesses", "rollouts"},
     "trainer": {"cards", "config", "cpu_attention", "rollouts", "runs", "samples"},
     "tracking": set(),
-    "training": {"cards", "cluster", "config", "harnesses", "rollouts", "runs", "samples", "tasks", "taskspecs", "tinytasks", "tracking", "trainer", "workspacetasks"},
+    "training": {"cards", "cluster", "config", "harnesses", "rollouts", "runs", "samples", "serving", "tasks", "taskspecs", "tinytasks", "tracking", "trainer", "workspacetasks"},
     "checkpoints": {"cards", "config", "harnesses", "models", "runs", "serving"},
     "evaltables": {"runs", "stats", "tasks"},
     "evaluator": {"checkpoints", "cluster", "config", "dashboard", "evaltables", "rollouts", "runs", "tasks", "taskspecs", "tracking", "workspacetasks"},
