@@ -1756,6 +1756,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                          'harness_adapters/trainer.py'),
                                           'harness_adapters.trainer.build_trainer': ( 'trainer.html#build_trainer',
                                                                                       'harness_adapters/trainer.py'),
+                                          'harness_adapters.trainer.check_tree_packing': ( 'trainer.html#check_tree_packing',
+                                                                                           'harness_adapters/trainer.py'),
                                           'harness_adapters.trainer.grpo_args': ('trainer.html#grpo_args', 'harness_adapters/trainer.py'),
                                           'harness_adapters.trainer.log_metrics': ( 'trainer.html#log_metrics',
                                                                                     'harness_adapters/trainer.py'),

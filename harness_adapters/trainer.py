@@ -13,7 +13,7 @@ import torch
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")     # trl==1.16.0 is pinned; its experimental warning is known
 from datasets import Dataset
 from peft import LoraConfig
-from transformers import AutoTokenizer, TrainerCallback
+from transformers import AutoConfig, AutoTokenizer, TrainerCallback
 from transformers.integrations import TensorBoardCallback, TrackioCallback
 from trl.experimental.async_grpo import AsyncGRPOConfig, AsyncGRPOTrainer
 from trl.experimental.async_grpo.async_grpo_trainer import save_lora_adapter
@@ -26,9 +26,10 @@ from .samples import TrainerConfig, TrainingQueue
 
 
 # %% auto #0
-__all__ = ['RunGroup', 'COMPUTE_LOCK', 'CFG_OWNED', 'ADAPTER_STATE', 'METRIC_KEYS', 'RolloutFatal', 'HarnessRolloutWorker',
-           'HarnessGRPOTrainer', 'micro_batch_budget', 'train_dtype', 'grpo_args', 'training_threads', 'build_trainer',
-           'metrics_row', 'MetricsLog', 'log_metrics', 'RunProgress']
+__all__ = ['RunGroup', 'COMPUTE_LOCK', 'CFG_OWNED', 'PACKABLE_LAYERS', 'ADAPTER_STATE', 'METRIC_KEYS', 'RolloutFatal',
+           'HarnessRolloutWorker', 'HarnessGRPOTrainer', 'micro_batch_budget', 'train_dtype', 'grpo_args',
+           'training_threads', 'build_trainer', 'check_tree_packing', 'metrics_row', 'MetricsLog', 'log_metrics',
+           'RunProgress']
 
 # %% ../nbs/10b_trainer.ipynb #ba7df0bf
 RunGroup = Callable[[object, int, str], list[Rollout]]
@@ -236,6 +237,7 @@ def build_trainer(preset, cfg: TrainerConfig, run_group: RunGroup, tasks: Sequen
                   **arg_overrides) -> HarnessGRPOTrainer:
     "An `HarnessGRPOTrainer` for one harness on `server` (a running `serving.VLLMServer`)."
     p = get_preset(preset)
+    check_tree_packing(server.weights)
     threads = training_threads(server)
     if threads and threads != torch.get_num_threads():
         print(f"training on {threads} CPU thread(s): the vLLM server's worker holds cores {server.cpu_cores}")
@@ -247,6 +249,25 @@ def build_trainer(preset, cfg: TrainerConfig, run_group: RunGroup, tasks: Sequen
     return HarnessGRPOTrainer(str(server.weights), args, registry=server.adapters, adapter_name=cfg.adapter_name,
                               processing_class=AutoTokenizer.from_pretrained(server.weights), peft_config=lora,
                               rollout_worker=worker, checkpoint_dir=checkpoint_dir, card=card)
+
+# %% ../nbs/10b_trainer.ipynb #b266f0f0
+PACKABLE_LAYERS = {"full_attention", "sliding_attention"}   # TRL 1.16's tree packing routes only these along a sample's path
+
+def check_tree_packing(weights: str | os.PathLike, # a model folder with its `config.json`
+                      ) -> None:
+    """A `ValueError` naming the layers when the model at `weights` has any that TRL's tree packing cannot train. The
+    layers are read as TRL reads them (transformers' config, its text part); a config transformers does not know (a
+    model whose code is not in it) is read as LFM2's is: `layer_types`, else `conv` but at `full_attn_idxs`."""
+    try: types = getattr(AutoConfig.from_pretrained(weights, local_files_only=True).get_text_config(), "layer_types", None)
+    except (ValueError, KeyError, OSError):
+        raw = json.loads((Path(weights) / "config.json").read_text())
+        raw = raw.get("text_config") or raw
+        idx, n = raw.get("full_attn_idxs"), raw.get("num_hidden_layers", 0)
+        types = raw.get("layer_types") or ([("full_attention" if i in idx else "conv") for i in range(n)] if idx is not None else [])
+    if other := sorted(set(types or ()) - PACKABLE_LAYERS):
+        raise ValueError(f"{weights}: the model has {', '.join(other)} layers; the pinned TRL's AsyncGRPOTrainer packs a step "
+                         "as a tree and trains only models whose layers are all attention (it raises the same after "
+                         "loading the model). This model cannot be trained here yet: docs/models.md, nbs/14_plan.ipynb")
 
 # %% ../nbs/10b_trainer.ipynb #0649dc20
 ADAPTER_STATE = "adapter_state.json"
