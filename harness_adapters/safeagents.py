@@ -714,7 +714,7 @@ class ProxyPool:
         ctx = multiprocessing.get_context("spawn")       # a fresh interpreter: no threads or locks copied from this one
         for i in range(self.n):
             q = ctx.Queue()
-            p = ctx.Process(target=_serve_child, args=(replace(self.cfg, port=self.cfg.port + i if self.cfg.port else 0), q),
+            p = ctx.Process(target=_serve_child, args=(replace(self.cfg, port=self.cfg.port if i == 0 else 0), q),
                             daemon=True, name=f"safeagents-{i}")
             p.start(); self.procs.append(p)
             try: got = q.get(timeout=timeout)
