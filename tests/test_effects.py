@@ -12,6 +12,10 @@ PIECES = ["cat", "echo", ">", ">>", "<", "|", "&&", ";", "$(", ")", "`", "'", '"
           "for f in", "do", "done", "[[", "]]", "\\", "\x00", "é", "/proc/self/root", "tar -C", "X=/tests;"]
 
 
+HANG_S = 5.0   # a call's check taking this long is a hang; speed is measured in bench/safeagents_bench.py, not here (a
+               # tighter bound here failed once in CI at 0.76 s, the machine busy with the cluster tests' teardown)
+
+
 def _random_command(rng):
     parts = [rng.choice(PIECES) if rng.random() < 0.7 else "".join(rng.choice(string.printable) for _ in range(rng.randint(1, 12)))
              for _ in range(rng.randint(1, 30))]
@@ -27,7 +31,7 @@ def test_random_commands_never_crash_or_hang():
             fs = effect_findings(name, args)
             assert all(isinstance(f, tuple) and len(f) == 3 for f in fs)
         worst = max(worst, time.perf_counter() - t)
-    assert worst < 0.5, worst
+    assert worst < HANG_S, worst
 
 
 def test_odd_arguments_are_not_errors():
@@ -62,5 +66,5 @@ def test_guard_answers_with_a_task_context():
     for i in range(150):
         call = {"tool_call_id": f"t{i}", "function_name": "bash", "arguments": {"command": _random_command(rng) + " > /workspace/tests/x"}}
         t = time.perf_counter(); d = g.check(steps + [{"source": "agent", "message": "", "tool_calls": [call]}], {"bash"}, session="s")[0]
-        assert d.verdict in ("allow", "suspicious", "block") and time.perf_counter() - t < 0.5
+        assert d.verdict in ("allow", "suspicious", "block") and time.perf_counter() - t < HANG_S
         steps.append({"source": "agent", "message": "", "tool_calls": [call]})
