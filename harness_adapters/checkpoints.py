@@ -4,22 +4,26 @@
 
 # %% ../nbs/10f_checkpoints.ipynb #fa0f4fd1
 from __future__ import annotations
-import json, os, re
+import argparse, filecmp, json, os, re, shutil, sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from .cards import card_policy, read_card
 from .config import get_preset, ModelPreset, ModelWeightsMissing
 from .harnesses import get_harness
 from .models import model_path
-from .runs import STEP_DIR, checkpoint_roots, read_config
+from .config import LOCAL_RUNS
+from .runs import CONFIG, EVENTS, GROUPS, METRICS, STEP_DIR, checkpoint_roots, read_config
 from .serving import AdapterError, check_adapter
 
 
 # %% auto #0
-__all__ = ['CheckpointError', 'NoCheckpoints', 'Checkpoint', 'read_checkpoint', 'find_checkpoints', 'no_checkpoints_message',
-           'validate_checkpoints']
+__all__ = ['KEPT', 'RECORD_FILES', 'ADAPTER_FILES', 'CheckpointError', 'NoCheckpoints', 'Checkpoint', 'read_checkpoint',
+           'find_checkpoints', 'no_checkpoints_message', 'validate_checkpoints', 'KeepError', 'keep_plan', 'keep_run',
+           'keep_cli']
 
 # %% ../nbs/10f_checkpoints.ipynb #45857f9a
+KEPT = "kept"   # a committed run's copies of the checkpoints its evaluations name (`keep_run`)
+
 class CheckpointError(ValueError):
     "A checkpoint cannot be evaluated with the others; the message names it and says what differs."
 
@@ -68,7 +72,7 @@ def read_checkpoint(path: str | os.PathLike, arm: str | None = None, harness: st
     rank = int(cfg.get("r", 0))
     if card_rank is not None and int(card_rank) != rank:
         raise CheckpointError(f"checkpoint {p}: card says LoRA rank {card_rank} but adapter_config.json says r={rank}")
-    run = run if run is not None else (p.parent.parent.name if p.parent.name == "checkpoints" else p.parent.name)
+    run = run if run is not None else (p.parent.parent.name if p.parent.name in ("checkpoints", KEPT) else p.parent.name)
     return Checkpoint(p, arm or (f"{run}/step-{step}" if step is not None else f"{run}/{p.name}"), h, step, run,
                       (card.get("base_model") or {}).get("preset"), rank, card)
 
@@ -126,3 +130,72 @@ def _check_tensors(ckpts: list[Checkpoint], p: ModelPreset) -> None:
     for c in ckpts:
         try: check_adapter(c.path, base, p, p.lora_rank)
         except AdapterError as e: raise CheckpointError(f"checkpoint {c.arm}: {e}") from None
+
+# %% ../nbs/10f_checkpoints.ipynb #faa222ab
+RECORD_FILES = (CONFIG, METRICS, GROUPS, "verdicts.csv", EVENTS)       # what a trainer folder keeps besides adapters
+ADAPTER_FILES = ("adapter_config.json", "adapter_model.safetensors", "card.json", "README.md")
+
+class KeepError(ValueError):
+    "A run cannot be kept as asked; the message names what is wrong and nothing has been written."
+
+def _steps_of(root: Path, steps) -> list[int]:
+    "The checkpoint steps under `root` that `steps` asks for: `last`, `all`, or step numbers (each must exist)."
+    have = sorted(int(m[1]) for p in root.iterdir() if p.is_dir() and (m := STEP_DIR.fullmatch(p.name)))
+    if steps == "all": return have
+    if steps == "last": return have[-1:]
+    if missing := sorted(set(steps) - set(have)):
+        raise KeepError(f"{root} has no checkpoint at step {', '.join(map(str, missing))} (it has {', '.join(map(str, have)) or 'none'})")
+    return sorted(set(steps))
+
+def keep_plan(run_dir: str | os.PathLike,  # a run folder (it holds config.json)
+              out: str | os.PathLike,      # the committed folder to keep it in
+              steps: str | list = "last"   # `last`, `all`, or a list of checkpoint steps
+             ) -> list[tuple[Path, Path]]:
+    "The (source, destination) pairs `keep_run` copies: each trainer folder's record files and the adapters at `steps`."
+    run_dir, out = Path(run_dir), Path(out)
+    if not (run_dir / CONFIG).is_file(): raise KeepError(f"{run_dir} is not a run folder: it has no {CONFIG}")
+    if f"/{LOCAL_RUNS}/" in f"{out.resolve().as_posix()}/":
+        raise KeepError(f"{out} is inside {LOCAL_RUNS}/, which git ignores: keep the run in a folder that is committed")
+    roots = checkpoint_roots(run_dir)
+    pairs = [(d / f, out / d.relative_to(run_dir) / f) for d in dict.fromkeys([run_dir, *(r.parent for r in roots)])
+             for f in RECORD_FILES if (d / f).is_file()]
+    for root in roots:
+        for s in _steps_of(root, steps):
+            src = root / f"step-{s}"
+            if lost := [f for f in ADAPTER_FILES[:2] if not (src / f).is_file()]:
+                raise KeepError(f"checkpoint {src} has no {' or '.join(lost)}: not a complete adapter")
+            dest = out / root.parent.relative_to(run_dir) / KEPT / src.name
+            pairs += [(src / f, dest / f) for f in ADAPTER_FILES if (src / f).is_file()]
+    return pairs
+
+def keep_run(run_dir: str | os.PathLike, out: str | os.PathLike, steps: str | list = "last") -> list[tuple[Path, bool]]:
+    "Copy the run's record files and the adapters at `steps` into `out`; returns each destination and whether it was written."
+    pairs = keep_plan(run_dir, out, steps)
+    if clash := [d for s, d in pairs if d.exists() and not filecmp.cmp(s, d, shallow=False)]:
+        raise KeepError(f"{len(clash)} file(s) already kept in {out} differ from the run's (another run, or a later state "
+                        f"of this one?): {', '.join(map(str, clash[:4]))}. Keep it in another folder, or remove them first.")
+    done = []
+    for s, d in pairs:
+        new = not d.exists()
+        if new:
+            d.parent.mkdir(parents=True, exist_ok=True)
+            tmp = d.with_name(f".{d.name}.tmp"); shutil.copyfile(s, tmp); os.replace(tmp, d)
+        done.append((d, new))
+    for d in dict.fromkeys(d.parent for d, _ in done if d.parent.parent.name == KEPT): read_checkpoint(d)
+    return done
+
+# %% ../nbs/10f_checkpoints.ipynb #4c705f94
+def keep_cli(argv: list[str] | None = None) -> int:
+    "`harness-adapters keep RUN_DIR OUT [--steps last|all|10,20,30]`: a run's record files and chosen adapters, into a committed folder."
+    ap = argparse.ArgumentParser(prog="harness-adapters keep", description=keep_cli.__doc__)
+    ap.add_argument("run_dir", help="the run folder (runs/local/<run>)")
+    ap.add_argument("out", help="the committed folder to keep it in (runs/<model>/<run>)")
+    ap.add_argument("--steps", default="last", help="which checkpoints' adapters: last (default), all, or steps such as 10,20,30")
+    a = ap.parse_args(argv)
+    steps = a.steps if a.steps in ("last", "all") else [int(s) for s in a.steps.split(",")]
+    try: done = keep_run(a.run_dir, a.out, steps)
+    except KeepError as e: print(f"keep: {e}", file=sys.stderr); return 2
+    for d, new in done: print(f"{'wrote' if new else 'same '} {d} ({d.stat().st_size / 1e6:.1f} MB)")
+    kept = sorted({str(d.parent) for d, _ in done if d.parent.parent.name == KEPT})
+    print(f"{sum(new for _, new in done)} of {len(done)} files written; evaluate with " + " ".join(f"--checkpoint {k}" for k in kept))
+    return 0

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("harness_adapters.dashboard:report_cli", "write a run's figures and standalone HTML report"),
     "envs": ("harness_adapters.envbuilder:envs_cli", "build verifiable tasks from agent trajectories"),
     "sft": ("harness_adapters.sft:sft_cli", "train a LoRA adapter on saved agent sessions (supervised)"),
+    "keep": ("harness_adapters.checkpoints:keep_cli", "copy a run's record files and chosen adapters into a committed folder under runs/"),
     "results": ("harness_adapters.results:results_cli", "write (or --check) the result tables of the README and docs/ from the sessions under runs/"),
 }
 

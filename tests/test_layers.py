@@ -61,7 +61,7 @@ LAYERS = {
     "dashboard": {"config", "runs", "stats", "tasks"},
     "results": {"evaltables", "runs", "stats", "tasks"},
     "sft": {"atif_io", "cards", "config", "envfacts", "guardtools", "models", "rollouts", "runs", "samples"},
-    "cli": {"config", "dashboard", "envbuilder", "evaluator", "models", "results", "rollouts", "serving", "sft", "teacher", "verifiers"},   # its subcommands, by `MODULE:NAME`
+    "cli": {"checkpoints", "config", "dashboard", "envbuilder", "evaluator", "models", "results", "rollouts", "serving", "sft", "teacher", "verifiers"},   # its subcommands, by `MODULE:NAME`
     "__init__": set(),
 }
 
