@@ -18,8 +18,9 @@ from .tasks import DIFFICULTIES
 # %% auto #0
 __all__ = ['UNPLANTED', 'METRICS', 'SLICES', 'CONDITIONS', 'RESULTS', 'CURVES', 'Arm', 'Result', 'task_kind', 'condition',
            'PartialEvaluation', 'arm_sessions', 'arm_tasks', 'detectable', 'paired', 'result_frame', 'result_markdown',
-           'Curve', 'curve_frame', 'curve_figure', 'ShortcutCurve', 'shortcut_frame', 'shortcut_figure', 'result_paths',
-           'make', 'with_block', 'result_homes', 'markdown_cells', 'block_home', 'set_result_block', 'results_cli']
+           'Curve', 'curve_frame', 'curve_figure', 'ShortcutCurve', 'shortcut_frame', 'shortcut_figure', 'TrainTrend',
+           'trend_frame', 'trend_figure', 'result_paths', 'make', 'with_block', 'result_homes', 'markdown_cells',
+           'block_home', 'set_result_block', 'results_cli']
 
 # %% ../nbs/11a_results.ipynb #c1b90f3e
 @dataclass(frozen=True)
@@ -279,6 +280,64 @@ def shortcut_figure(c: ShortcutCurve, df: pd.DataFrame):
     fig.suptitle(c.title, fontsize=10); fig.tight_layout()
     return fig
 
+# %% ../nbs/11a_results.ipynb #5888a209
+@dataclass(frozen=True)
+class TrainTrend:
+    "Each training group's solve share and tool calls against the warm start's on the same task, by spans of the run."
+    name: str            # `runs/results/<name>.csv` and `figures/<name>.png`
+    title: str
+    rates: str           # the warm start's measured rates (`measure --out`'s `rates.json`)
+    series: tuple        # (label, training record folder holding `groups.jsonl`) pairs
+    parts: int = 3
+
+    def frame(self, root: str | Path = ".") -> pd.DataFrame: return trend_frame(self, root)
+    def figure(self, df: pd.DataFrame): return trend_figure(self, df)
+
+def _welch(a, b) -> tuple[float, float, float]:
+    "Mean of `b` minus mean of `a`, with its 95 % Welch interval."
+    from scipy.stats import ttest_ind   # lazy: scipy.stats takes a second to import
+    ci = ttest_ind(b, a, equal_var=False).confidence_interval(0.95)
+    return float(np.mean(b) - np.mean(a)), float(ci.low), float(ci.high)
+
+def trend_frame(c: TrainTrend, root: str | Path = ".") -> pd.DataFrame:
+    "One row per (series, span of versions), then its `last-first` row: solve share (points) and tool calls against the warm start's."
+    rates = json.loads((Path(root) / c.rates).read_text())
+    rows = []
+    for label, run in c.series:
+        gs = sorted(read_jsonl(Path(root) / run / GROUPS), key=lambda g: g["version"])
+        if missing := sorted({g["task_id"] for g in gs} - set(rates)):
+            raise ValueError(f"{run}: {len(missing)} task(s) not in {c.rates} ({', '.join(missing[:3])}): the rates are not the run's")
+        d = pd.DataFrame([dict(version=g["version"], solve=100 * (g["solved"] / g["rollouts"] - rates[g["task_id"]]["solve_rate"]),
+                               calls=float(np.mean(g["tool_calls"])) - rates[g["task_id"]]["tool_calls_mean"]) for g in gs])
+        spans = np.array_split(np.arange(len(d)), c.parts)
+        for i, ix in enumerate(spans):
+            s, m = d.iloc[ix], {}
+            for col in ("solve", "calls"):
+                mean, lo, hi, _ = _mean_interval(s[col]); m |= {col: mean, f"{col}_lo": lo, f"{col}_hi": hi}
+            rows.append(dict(series=label, part=str(i + 1), versions=f"{s.version.min()}-{s.version.max()}", groups=len(s), **m))
+        first, last, m = d.iloc[spans[0]], d.iloc[spans[-1]], {}
+        for col in ("solve", "calls"):
+            diff, lo, hi = _welch(first[col], last[col]); m |= {col: diff, f"{col}_lo": lo, f"{col}_hi": hi}
+        rows.append(dict(series=label, part="last-first", versions="", groups=len(first) + len(last), **m))
+    return pd.DataFrame(rows)
+
+def trend_figure(c: TrainTrend, df: pd.DataFrame):
+    "Solve share and tool calls against the warm start's, per span of the run: a line per series, 95 % intervals as bars."
+    from matplotlib.figure import Figure   # lazy: matplotlib takes a second to import
+    fig = Figure(figsize=(10, 4)); axes = fig.subplots(1, 2)
+    series = df[df.part != "last-first"].groupby("series", sort=False)
+    for k, (label, g) in enumerate(series):
+        x = g.part.astype(int).to_numpy() + 0.06 * (k - (len(series) - 1) / 2)     # side by side, not on top
+        for ax, col in zip(axes, ("solve", "calls")):
+            y = g[col].to_numpy()
+            ax.errorbar(x, y, yerr=np.vstack([y - g[f"{col}_lo"].to_numpy(), g[f"{col}_hi"].to_numpy() - y]), marker="o", capsize=3, label=label)
+    for ax, ylab in zip(axes, ("solve share − warm start's, points", "tool calls a rollout − warm start's")):
+        ax.axhline(0, color="grey", lw=0.8); ax.set_xticks(range(1, c.parts + 1))
+        ax.set_xlabel(f"span of the run (1 to {c.parts}, by adapter version)")
+        ax.set_ylabel(ylab); ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8); fig.suptitle(c.title, fontsize=10); fig.tight_layout()
+    return fig
+
 # %% ../nbs/11a_results.ipynb #b7dc1538
 _WARM, _NOVEL, _BREADTH = "runs/tiny-agent/eval-heldout", "runs/tiny-agent/eval-novel", "runs/tiny-agent/eval-breadth-novel"
 _S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
@@ -324,6 +383,10 @@ CURVES: list = [     # the learning curves (`Curve`) and shortcut curves (`Short
     Curve("grpo-s0-curve", "GRPO from tiny-agent, seed 0, 4 sessions a task (step 0: the warm start; steps 0 and 30 "
           "in one server, 10 and 20 in another)",
           (("seed 0", (_G0W, _G0CW, _G0N, _G0CN)),)),
+    TrainTrend("grpo-train-trend", "GRPO from tiny-agent: each training group against the warm start on the same task, "
+               "by thirds of the run (95 % intervals over groups)", "runs/tiny-agent/measure-train/rates.json",
+               (("seed 0, bonus 0.1", "runs/tiny-agent/grpo-s0"), ("seed 1, bonus 0.1", "runs/tiny-agent/grpo-s1"),
+                ("seed 0's order, bonus 0", "runs/tiny-agent/grpo-b0"))),
 ]
 
 def result_paths(root: str | Path, res: Result) -> dict[str, Path]:
