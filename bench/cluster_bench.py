@@ -17,7 +17,7 @@ asked for), and the placement per node is recorded. Not a timed test.
 
 Everything goes to OUT/cluster.json and a table to OUT/cluster.md.
 """
-import argparse, os, platform, shutil, signal, socket, subprocess, sys, tempfile, time
+import argparse, os, platform, shutil, signal, subprocess, sys, tempfile, time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -30,12 +30,9 @@ from harness_adapters.cluster import RAY_MARGIN_S, RayExecutor
 from harness_adapters.config import get_preset
 from harness_adapters.rollouts import run_many, serving_stack
 from harness_adapters.sandbox import processes_matching
+from harness_adapters.serving import free_port
 
 RAY = [sys.executable, "-m", "ray.scripts.scripts"]
-
-
-def free_port() -> int:
-    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
 
 
 def ray_start(*args: str) -> None:

@@ -24,6 +24,7 @@ from harness_adapters.detectors import Scanner
 try: from harness_adapters.safeagents import shard   # a pool's comma-separated URLs: each session's proxy (one proxy: itself)
 except ImportError: shard = lambda url, session: url  # older code (`--as before`): one proxy
 from harness_adapters.scripted import ScriptedUpstream
+from harness_adapters.serving import free_port
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks", "harness_adapters.effects:zones")
 STEPS, DRIVEN, WINDOW, FULL_REPS, SESSIONS, SINGLE = (1, 10, 50, 200), 10, 5, 5, 48, 100
@@ -134,10 +135,6 @@ def serve_upstream(port: int):
     up.server.config.port = port
     up.server.run()
 
-
-def free_port() -> int:
-    import socket
-    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
 
 
 def wait_up(url: str, proc, timeout: float = 30):

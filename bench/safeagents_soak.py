@@ -12,9 +12,10 @@ exactly the requests it made, in order, each answered with its own marker (none 
 proxy's RSS, sampled every 5 s, levels off. The wall time runs past `--seconds` by the requests still in flight.
 """
 from __future__ import annotations
-import argparse, asyncio, json, os, re, socket, subprocess, sys, time
+import argparse, asyncio, json, os, re, subprocess, sys, time
 from pathlib import Path
 import httpx
+from harness_adapters.serving import free_port
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
 MARK = re.compile(r"soak:[\w-]+:\d+")
@@ -71,10 +72,6 @@ def serve_upstream(port: int):
     app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/messages", messages, methods=["POST"]),
                             Route("/v1/models", lambda r: JSONResponse({"data": []}))])
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", backlog=4096)
-
-
-def free_port() -> int:
-    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:

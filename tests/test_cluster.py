@@ -6,28 +6,25 @@ task whose worker dies or that runs past its timeout reported as an errored roll
 node check, an address nobody answers at. Slow: a real two-node cluster on this machine running real rollouts of pi
 with the tiny model through the guard, then its worker node killed part-way.
 """
-import http.server, json, os, signal, socket, subprocess, sys, tempfile, threading, time, shutil
+import http.server, json, os, signal, subprocess, sys, tempfile, threading, time, shutil
 import pytest
 
 ray = pytest.importorskip("ray")
 import ray.cloudpickle
 from harness_adapters import rollouts
-from harness_adapters.cluster import (ClusterUnreachable, NodeCheckFailed, RAY_MARGIN_S, RayExecutor, RolloutLost,
+from harness_adapters.cluster import (ClusterUnreachable, NodeCheckFailed, RAY_MARGIN_S, RayExecutor,
                                       rollout_executor)
 from harness_adapters.config import get_preset
 from harness_adapters.rollouts import (Rollout, TurnTokens, measure_cli, rollout_from_dict, rollout_to_dict, run_many,
                                        run_rollout, start_proxy, submit_rollout)
 from harness_adapters.safeagents import admin_token
 from harness_adapters.sandbox import processes_matching
+from harness_adapters.serving import free_port
 from harness_adapters.tasks import find_task, load_task, write_task
 
 # the stand-ins below travel to Ray's workers by value: a worker need not import this file
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

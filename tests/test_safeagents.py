@@ -7,6 +7,7 @@ import json, os, threading, time
 import httpx, pytest
 from harness_adapters.safeagents import ADMIN_HEADER, Proxy, ProxyConfig
 from harness_adapters.scripted import ScriptedUpstream
+from harness_adapters.serving import free_port
 
 PACKS = ("harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks")
 BASH = {"type": "function", "function": {"name": "bash", "description": "run a shell command",
@@ -206,18 +207,13 @@ def test_url_judge_blocks_allows_and_fails_open(tmp_path):
             assert hidden not in seen, hidden
 
 
-def _free_port():
-    import socket
-    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_serve_sigterm_loses_no_events(tmp_path):
     "`safeagents serve --events FILE` as its own process: SIGTERM after N calls (one still in flight) leaves N complete lines."
     import openai, shutil, signal, subprocess
     exe = shutil.which("safeagents")
     assert exe, "the `safeagents` console script is not installed (pip install -e .)"
-    f, port, n = tmp_path / "ev.jsonl", _free_port(), 10
+    f, port, n = tmp_path / "ev.jsonl", free_port(), 10
     slow = {"calls": [WRITE], "sleep": 1.0}
     with ScriptedUpstream([{"calls": [WRITE]}] * (n - 1) + [slow]) as up:
         p = subprocess.Popen([exe, "serve", "--upstream", up.url, "--port", str(port), "--events", str(f),
