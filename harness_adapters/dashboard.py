@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from .runs import METRICS, atomic_write, read_config, read_jsonl, session_files, train_rollout_files
+from .results import per_task
+from .runs import METRICS, atomic_write, read_config, read_jsonl, session_files
 from .stats import fmt_diff, interval, interval_note
 from .config import is_local_run
 from .tasks import list_tasks
@@ -19,8 +20,8 @@ from .tasks import list_tasks
 # %% auto #0
 __all__ = ['EVENT_COLS', 'SESSION_KEY', 'VERDICT_COLS', 'CSS', 'REPORT_COLS', 'VERDICTS', 'RunView', 'load_run', 'find_runs',
            'verdict_counts', 'find_session', 'conversation_html', 'fig_training', 'fig_heldout', 'fig_groups',
-           'train_rollouts', 'base_rates', 'vs_base', 'per_task', 'learning_summary', 'fig_vs_base', 'png',
-           'write_figures', 'table_html', 'report_html', 'no_events_note', 'write_report', 'Dashboard', 'report_cli']
+           'base_rates', 'learning_summary', 'fig_vs_base', 'png', 'write_figures', 'table_html', 'report_html',
+           'no_events_note', 'write_report', 'Dashboard', 'report_cli']
 
 # %% ../nbs/13_dashboard.ipynb #9bcf3852
 def _csv(path: Path) -> pd.DataFrame:
@@ -39,7 +40,7 @@ class RunView:
     summary: pd.DataFrame       # eval/summary.csv: each arm's pass@1 and the rest, by slice
     comparison: pd.DataFrame    # eval/comparison.csv: each checkpoint against the base model, paired
     sessions: pd.DataFrame      # eval/sessions.jsonl (older runs: results.jsonl): one row per evaluation session
-    groups: pd.DataFrame        # vs_base.csv: each training group against its task's base solve rate (`vs_base`)
+    groups: pd.DataFrame        # vs_base.csv: each training group against its task's measured solve rate (`results.group_excess`)
     eval_status: dict = field(default_factory=dict)   # eval/status.json: sessions planned and finished, `partial`, `line`
 
     @property
@@ -211,41 +212,13 @@ def fig_groups(run: RunView) -> Figure:
     return fig
 
 # %% ../nbs/13_dashboard.ipynb #47a5bd8c
-def train_rollouts(run_dir: str | os.PathLike) -> pd.DataFrame:
-    "The run's training rollouts, one row each (saved under `<run>/rollouts/` or `<run>/<harness>/rollouts/`)."
-    rows = []
-    for f in train_rollout_files(run_dir):
-        try: r = json.loads(f.read_text())
-        except (OSError, json.JSONDecodeError): continue
-        rows.append({k: r.get(k) for k in ("harness", "group_id", "task_id", "model_version", "verifier_reward", "reward",
-                                           "tool_calls", "blocked", "errored")})
-    return pd.DataFrame(rows)
-
 def base_rates() -> dict[str, float]:
     "Task id -> the base model's measured solve rate, for every task that has one."
     return {t.id: t.reference_solve_rate for t in list_tasks() if t.reference_solve_rate is not None}
 
-def vs_base(rollouts: pd.DataFrame, rates: dict[str, float]) -> pd.DataFrame:
-    "Per training group: harness, task, the version that generated it, its pass rate, the task's base rate and the excess."
-    cols = ["harness", "group_id", "task_id", "version", "n", "pass_rate", "base_rate", "excess"]
-    if not len(rollouts): return pd.DataFrame(columns=cols)
-    r = rollouts.dropna(subset=["model_version", "verifier_reward"])
-    r = r[~r.errored.fillna(False).astype(bool) & r.task_id.isin(list(rates))]
-    if not len(r): return pd.DataFrame(columns=cols)
-    g = r.groupby(["harness", "group_id", "task_id"], as_index=False).agg(
-        version=("model_version", "min"), n=("verifier_reward", "size"), pass_rate=("verifier_reward", lambda s: float((s >= 1).mean())))
-    g["base_rate"] = g.task_id.map(rates)
-    g["excess"] = g.pass_rate - g.base_rate
-    return g[cols].sort_values(["harness", "version", "group_id"], ignore_index=True)
-
 def _mean_ci(x) -> tuple[float, float]:
     "Mean and the half-width of its 95 % Student t interval (`stats.interval`; NaN where there is none)."
     return interval(x)[:2]
-
-def per_task(groups: pd.DataFrame) -> pd.DataFrame:
-    "One row per task: the mean pass rate, base rate and excess of its groups, and how many groups it had."
-    return groups.groupby("task_id").agg(n_groups=("excess", "size"), pass_rate=("pass_rate", "mean"),
-                                         base_rate=("base_rate", "mean"), excess=("excess", "mean"))
 
 def learning_summary(groups: pd.DataFrame, late_from: int | None = None) -> pd.DataFrame:
     "Mean excess over the base rate (points, 95 % CI over tasks) of version 1's groups (the base), late ones (version >= `late_from`) and all."

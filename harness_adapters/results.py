@@ -16,11 +16,11 @@ from .stats import fmt_diff, interval, interval_note
 from .tasks import DIFFICULTIES
 
 # %% auto #0
-__all__ = ['UNPLANTED', 'METRICS', 'SLICES', 'CONDITIONS', 'RESULTS', 'CURVES', 'Arm', 'Result', 'task_kind', 'condition',
-           'PartialEvaluation', 'arm_sessions', 'arm_tasks', 'detectable', 'paired', 'result_frame', 'result_markdown',
-           'Curve', 'curve_frame', 'curve_figure', 'ShortcutCurve', 'shortcut_frame', 'shortcut_figure', 'TrainTrend',
-           'trend_frame', 'trend_figure', 'result_paths', 'make', 'with_block', 'result_homes', 'markdown_cells',
-           'block_home', 'set_result_block', 'results_cli']
+__all__ = ['UNPLANTED', 'METRICS', 'SLICES', 'CONDITIONS', 'GROUP_COLS', 'TREND', 'RESULTS', 'CURVES', 'Arm', 'Result',
+           'task_kind', 'condition', 'PartialEvaluation', 'arm_sessions', 'arm_tasks', 'detectable', 'paired',
+           'result_frame', 'result_markdown', 'Curve', 'curve_frame', 'curve_figure', 'ShortcutCurve', 'shortcut_frame',
+           'shortcut_figure', 'group_excess', 'per_task', 'TrainTrend', 'trend_frame', 'trend_figure', 'result_paths',
+           'make', 'with_block', 'result_homes', 'markdown_cells', 'block_home', 'set_result_block', 'results_cli']
 
 # %% ../nbs/11a_results.ipynb #c1b90f3e
 @dataclass(frozen=True)
@@ -281,9 +281,33 @@ def shortcut_figure(c: ShortcutCurve, df: pd.DataFrame):
     return fig
 
 # %% ../nbs/11a_results.ipynb #5888a209
+GROUP_COLS = ["harness", "group_id", "task_id", "version", "n", "pass_rate", "base_rate", "excess", "calls", "base_calls", "calls_excess"]
+
+def group_excess(lines: list[dict],  # `groups.jsonl` lines (`training.run_groups`)
+                 rates: dict,        # task id -> its measured solve rate, or a `rates.json` entry (`solve_rate`, `tool_calls_mean`)
+                ) -> pd.DataFrame:
+    "Per training group of a task with a measured rate: its pass rate (errored rollouts left out) and tool calls against the task's."
+    rows = []
+    for g in lines:
+        r = rates.get(g["task_id"])
+        n = g["rollouts"] - g.get("errored", 0)
+        if r is None or n <= 0: continue
+        base, calls = (r.get("solve_rate"), r.get("tool_calls_mean")) if isinstance(r, dict) else (r, None)
+        mean_calls = float(np.mean(g["tool_calls"])) if g.get("tool_calls") else math.nan
+        rows.append(dict(harness=g.get("harness", ""), group_id=g.get("group", ""), task_id=g["task_id"], version=g["version"], n=n,
+                         pass_rate=g["solved"] / n, base_rate=base, excess=g["solved"] / n - base, calls=mean_calls,
+                         base_calls=math.nan if calls is None else calls, calls_excess=math.nan if calls is None else mean_calls - calls))
+    return pd.DataFrame(rows, columns=GROUP_COLS).sort_values(["harness", "version", "group_id"], ignore_index=True)
+
+def per_task(groups: pd.DataFrame) -> pd.DataFrame:
+    "One row per task: the mean pass rate, base rate, excess (and calls excess, where measured) of its groups, and how many groups it had."
+    calls = {"calls_excess": ("calls_excess", "mean")} if "calls_excess" in groups else {}   # older `vs_base.csv` files have none
+    return groups.groupby("task_id").agg(n_groups=("excess", "size"), pass_rate=("pass_rate", "mean"), base_rate=("base_rate", "mean"),
+                                         excess=("excess", "mean"), **calls)
+
 @dataclass(frozen=True)
 class TrainTrend:
-    "Each training group's solve share and tool calls against the warm start's on the same task, by spans of the run."
+    "Each training group's pass rate and tool calls against its task's measured ones, by spans of the run; intervals over tasks."
     name: str            # `runs/results/<name>.csv` and `figures/<name>.png`
     title: str
     rates: str           # the warm start's measured rates (`measure --out`'s `rates.json`)
@@ -299,26 +323,28 @@ def _welch(a, b) -> tuple[float, float, float]:
     ci = ttest_ind(b, a, equal_var=False).confidence_interval(0.95)
     return float(np.mean(b) - np.mean(a)), float(ci.low), float(ci.high)
 
+TREND = {"solve": ("excess", 100), "calls": ("calls_excess", 1)}   # column: (per_task's column, scale)
+
 def trend_frame(c: TrainTrend, root: str | Path = ".") -> pd.DataFrame:
-    "One row per (series, span of versions), then its `last-first` row: solve share (points) and tool calls against the warm start's."
-    rates = json.loads((Path(root) / c.rates).read_text())
-    rows = []
+    "One row per (series, span of versions), then its `last-first` row: pass rate (points) and tool calls against the tasks' measured ones."
+    rates, rows = json.loads((Path(root) / c.rates).read_text()), []
     for label, run in c.series:
-        gs = sorted(read_jsonl(Path(root) / run / GROUPS), key=lambda g: g["version"])
-        if missing := sorted({g["task_id"] for g in gs} - set(rates)):
+        lines = sorted(read_jsonl(Path(root) / run / GROUPS), key=lambda g: g["version"])
+        if missing := sorted({g["task_id"] for g in lines} - set(rates)):
             raise ValueError(f"{run}: {len(missing)} task(s) not in {c.rates} ({', '.join(missing[:3])}): the rates are not the run's")
-        d = pd.DataFrame([dict(version=g["version"], solve=100 * (g["solved"] / g["rollouts"] - rates[g["task_id"]]["solve_rate"]),
-                               calls=float(np.mean(g["tool_calls"])) - rates[g["task_id"]]["tool_calls_mean"]) for g in gs])
-        spans = np.array_split(np.arange(len(d)), c.parts)
-        for i, ix in enumerate(spans):
-            s, m = d.iloc[ix], {}
-            for col in ("solve", "calls"):
-                mean, lo, hi, _ = _mean_interval(s[col]); m |= {col: mean, f"{col}_lo": lo, f"{col}_hi": hi}
-            rows.append(dict(series=label, part=str(i + 1), versions=f"{s.version.min()}-{s.version.max()}", groups=len(s), **m))
-        first, last, m = d.iloc[spans[0]], d.iloc[spans[-1]], {}
-        for col in ("solve", "calls"):
-            diff, lo, hi = _welch(first[col], last[col]); m |= {col: diff, f"{col}_lo": lo, f"{col}_hi": hi}
-        rows.append(dict(series=label, part="last-first", versions="", groups=len(first) + len(last), **m))
+        cuts = np.array_split(np.arange(len(lines)), c.parts)
+        spans = [per_task(group_excess([lines[i] for i in ix], rates)) for ix in cuts]
+        for i, (ix, t) in enumerate(zip(cuts, spans)):
+            m = {}
+            for col, (src, k) in TREND.items():
+                mean, lo, hi, _ = _mean_interval(k * t[src]); m |= {col: mean, f"{col}_lo": lo, f"{col}_hi": hi}
+            rows.append(dict(series=label, part=str(i + 1), versions=f"{lines[ix[0]]['version']}-{lines[ix[-1]]['version']}",
+                             groups=len(ix), tasks=len(t), **m))
+        m = {}
+        for col, (src, k) in TREND.items():
+            d, lo, hi = _welch(k * spans[0][src], k * spans[-1][src]); m |= {col: d, f"{col}_lo": lo, f"{col}_hi": hi}
+        rows.append(dict(series=label, part="last-first", versions="", groups=len(cuts[0]) + len(cuts[-1]),
+                         tasks=len(spans[0]) + len(spans[-1]), **m))
     return pd.DataFrame(rows)
 
 def trend_figure(c: TrainTrend, df: pd.DataFrame):

@@ -58,7 +58,7 @@ LAYERS = {
     "envfacts": {"atif_io", "detectors", "packs.smoldataenvs", "packs.traj2envs"},
     "envtests": {"envfacts", "sandbox"},
     "envbuilder": {"config", "envfacts", "envtests", "rollouts", "runs", "serving", "tasks", "verifiers"},
-    "dashboard": {"config", "runs", "stats", "tasks"},
+    "dashboard": {"config", "results", "runs", "stats", "tasks"},
     "results": {"evaltables", "runs", "stats", "tasks"},
     "sft": {"atif_io", "cards", "config", "envfacts", "guardtools", "models", "rollouts", "runs", "samples"},
     "cli": {"checkpoints", "config", "dashboard", "envbuilder", "evaluator", "models", "results", "rollouts", "serving", "sft", "teacher", "verifiers"},   # its subcommands, by `MODULE:NAME`
