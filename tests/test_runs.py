@@ -5,6 +5,8 @@ import json, shutil
 from pathlib import Path
 import pytest
 
+from harness_adapters.cards import file_sha256
+from harness_adapters.checkpoints import read_checkpoint
 from harness_adapters.runs import RECORD, CommittedRun
 from harness_adapters.training import RunConfig, open_run
 
@@ -73,3 +75,18 @@ def test_committed_evaluation_recomputes_to_its_tables(ev, tmp_path):
     recompute_tables(copy)
     for n in ("status.json", "comparison.md", "comparison.csv", "summary.csv"):
         assert (copy / n).read_bytes() == (ev / n).read_bytes(), f"{ev.name}/{n} differs when recomputed"
+
+
+KEPT = sorted((ROOT / "runs").glob("**/kept/step-*"))
+
+
+def test_there_are_kept_adapters():
+    assert KEPT, "no runs/**/kept/step-<n>/ (harness-adapters keep)"
+
+
+@pytest.mark.parametrize("kept", KEPT, ids=lambda p: str(p.relative_to(ROOT / "runs")))
+def test_kept_adapter_is_the_one_its_card_names(kept):
+    "A kept adapter reads as a checkpoint of its run, and its weights are those its card's sha256 names (the trained ones)."
+    c = read_checkpoint(kept)
+    assert c.arm == f"{kept.parent.parent.name}/{kept.name}" and c.preset and c.harness, c
+    assert file_sha256(kept / "adapter_model.safetensors") == c.card["adapter"]["sha256"], f"{kept}: not the adapter its card names"
