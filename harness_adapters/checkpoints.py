@@ -8,11 +8,10 @@ import argparse, filecmp, json, os, re, shutil, sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from .cards import card_policy, read_card
-from .config import get_preset, ModelPreset, ModelWeightsMissing
+from .config import LOCAL_RUNS, get_preset, is_local_run, ModelPreset, ModelWeightsMissing
 from .harnesses import get_harness
 from .models import model_path
-from .config import LOCAL_RUNS
-from .runs import CONFIG, EVENTS, GROUPS, METRICS, STEP_DIR, checkpoint_roots, read_config
+from .runs import CONFIG, EVENTS, GROUPS, METRICS, STEP_DIR, checkpoint_roots, checkpoint_steps, read_config
 from .serving import AdapterError, check_adapter
 
 
@@ -140,7 +139,7 @@ class KeepError(ValueError):
 
 def _steps_of(root: Path, steps) -> list[int]:
     "The checkpoint steps under `root` that `steps` asks for: `last`, `all`, or step numbers (each must exist)."
-    have = sorted(int(m[1]) for p in root.iterdir() if p.is_dir() and (m := STEP_DIR.fullmatch(p.name)))
+    have = checkpoint_steps(root)
     if steps == "all": return have
     if steps == "last": return have[-1:]
     if missing := sorted(set(steps) - set(have)):
@@ -154,7 +153,7 @@ def keep_plan(run_dir: str | os.PathLike,  # a run folder (it holds config.json)
     "The (source, destination) pairs `keep_run` copies: each trainer folder's record files and the adapters at `steps`."
     run_dir, out = Path(run_dir), Path(out)
     if not (run_dir / CONFIG).is_file(): raise KeepError(f"{run_dir} is not a run folder: it has no {CONFIG}")
-    if f"/{LOCAL_RUNS}/" in f"{out.resolve().as_posix()}/":
+    if is_local_run(out):
         raise KeepError(f"{out} is inside {LOCAL_RUNS}/, which git ignores: keep the run in a folder that is committed")
     roots = checkpoint_roots(run_dir)
     pairs = [(d / f, out / d.relative_to(run_dir) / f) for d in dict.fromkeys([run_dir, *(r.parent for r in roots)])

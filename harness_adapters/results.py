@@ -410,7 +410,7 @@ CURVES: list = [     # the learning curves (`Curve`) and shortcut curves (`Short
           "in one server, 10 and 20 in another)",
           (("seed 0", (_G0W, _G0CW, _G0N, _G0CN)),)),
     TrainTrend("grpo-train-trend", "GRPO from tiny-agent: each training group against the warm start on the same task, "
-               "by thirds of the run (95 % intervals over groups)", "runs/tiny-agent/measure-train/rates.json",
+               "by thirds of the run (95 % intervals over tasks)", "runs/tiny-agent/measure-train/rates.json",
                (("seed 0, bonus 0.1", "runs/tiny-agent/grpo-s0"), ("seed 1, bonus 0.1", "runs/tiny-agent/grpo-s1"),
                 ("seed 0's order, bonus 0", "runs/tiny-agent/grpo-b0"), ("seed 0's order, bonus 0.3", "runs/tiny-agent/grpo-b3"))),
 ]
