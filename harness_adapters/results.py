@@ -19,8 +19,9 @@ from .tasks import DIFFICULTIES
 __all__ = ['UNPLANTED', 'METRICS', 'SLICES', 'CONDITIONS', 'GROUP_COLS', 'TREND', 'RESULTS', 'CURVES', 'Arm', 'Result',
            'task_kind', 'condition', 'PartialEvaluation', 'arm_sessions', 'arm_tasks', 'detectable', 'paired',
            'result_frame', 'result_markdown', 'Curve', 'curve_frame', 'curve_figure', 'ShortcutCurve', 'shortcut_frame',
-           'shortcut_figure', 'group_excess', 'per_task', 'TrainTrend', 'trend_frame', 'trend_figure', 'result_paths',
-           'make', 'with_block', 'result_homes', 'markdown_cells', 'block_home', 'set_result_block', 'results_cli']
+           'shortcut_figure', 'group_excess', 'per_task', 'TrainTrend', 'trend_frame', 'trend_figure', 'lora_deltas',
+           'AdapterShift', 'shift_frame', 'shift_figure', 'result_paths', 'make', 'with_block', 'result_homes',
+           'markdown_cells', 'block_home', 'set_result_block', 'results_cli']
 
 # %% ../nbs/11a_results.ipynb #c1b90f3e
 @dataclass(frozen=True)
@@ -364,6 +365,63 @@ def trend_figure(c: TrainTrend, df: pd.DataFrame):
     axes[0].legend(fontsize=8); fig.suptitle(c.title, fontsize=10); fig.tight_layout()
     return fig
 
+# %% ../nbs/11a_results.ipynb #b1cbc958
+def lora_deltas(path: str | Path, # an adapter folder (`adapter_config.json`, `adapter_model.safetensors`)
+               ) -> dict[str, float]:
+    "Each LoRA module's update norm `‖s·B·A‖_F`, keyed by module (`model.layers.3.mlp.up_proj`), from the adapter's factors."
+    from safetensors.numpy import load_file   # lazy: only this reading needs it
+    path = Path(path)
+    cfg = json.loads((path / "adapter_config.json").read_text())
+    scale = cfg["lora_alpha"] / (math.sqrt(cfg["r"]) if cfg.get("use_rslora") else cfg["r"])
+    w = load_file(str(path / "adapter_model.safetensors"))
+    out = {}
+    for k in sorted(k for k in w if k.endswith("lora_A.weight")):
+        a, b = w[k].astype(np.float64), w[k.replace("lora_A", "lora_B")].astype(np.float64)
+        out[k.removeprefix("base_model.model.").removesuffix(".lora_A.weight")] = scale * math.sqrt(max(0.0, float(np.sum((b.T @ b) * (a @ a.T)))))
+    return out
+
+@dataclass(frozen=True)
+class AdapterShift:
+    "Each adapter's update against a reference adapter's, module by module: the whole model, and per layer in a figure."
+    name: str            # `runs/results/<name>.csv` and `figures/<name>.png`
+    title: str
+    reference: str       # the adapter the others are measured against (the warm start's own, `adapters/tiny-agent`)
+    series: tuple        # (label, adapter folder) pairs
+
+    def frame(self, root: str | Path = ".") -> pd.DataFrame: return shift_frame(self, root)
+    def figure(self, df: pd.DataFrame): return shift_figure(self, df)
+
+def _layer(module: str) -> str:
+    m = re.search(r"layers\.(\d+)\.", module)
+    return m.group(1) if m else "other"
+
+def shift_frame(c: AdapterShift, root: str | Path = ".") -> pd.DataFrame:
+    """One row per (series, layer), then its `all` row: the update norm of the series' adapter and of the reference (root
+    sum of squares over the modules), and their ratio."""
+    ref, rows = lora_deltas(Path(root) / c.reference), []
+    for label, path in c.series:
+        d = lora_deltas(Path(root) / path)
+        if set(d) != set(ref):
+            raise ValueError(f"{path} and {c.reference} adapt different modules ({len(set(d) ^ set(ref))} differ): the shift compares like with like")
+        layers = sorted({_layer(m) for m in d}, key=lambda s: (not s.isdigit(), int(s) if s.isdigit() else 0)) + ["all"]
+        for layer in layers:
+            ms = [m for m in d if layer == "all" or _layer(m) == layer]
+            norm, rnorm = math.sqrt(sum(d[m] ** 2 for m in ms)), math.sqrt(sum(ref[m] ** 2 for m in ms))
+            rows.append(dict(series=label, adapter=path, layer=layer, modules=len(ms), norm=norm, reference_norm=rnorm,
+                             ratio=norm / rnorm if rnorm else math.nan))
+    return pd.DataFrame(rows)
+
+def shift_figure(c: AdapterShift, df: pd.DataFrame):
+    "The update norm per layer as a share of the reference's, a line per series (the whole model's in the legend)."
+    from matplotlib.figure import Figure   # lazy, as above
+    fig = Figure(figsize=(7, 4)); ax = fig.subplots()
+    for label, g in df.groupby("series", sort=False):
+        per = g[g.layer != "all"]
+        ax.plot(per.layer.astype(int), per.ratio, marker="o", ms=3, label=f"{label} (whole model {g[g.layer == 'all'].ratio.iloc[0]:.3f})")
+    ax.set_xlabel("layer"); ax.set_ylabel(f"‖update‖ / ‖{Path(c.reference).name}'s update‖"); ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3); ax.legend(fontsize=8); fig.suptitle(c.title, fontsize=10); fig.tight_layout()
+    return fig
+
 # %% ../nbs/11a_results.ipynb #b7dc1538
 _WARM, _NOVEL, _BREADTH = "runs/tiny-agent/eval-heldout", "runs/tiny-agent/eval-novel", "runs/tiny-agent/eval-breadth-novel"
 _S0, _S1 = "runs/learn-tiny-v3-s0/eval-heldout", "runs/learn-tiny-v3-s1/eval-heldout"
@@ -413,6 +471,9 @@ CURVES: list = [     # the learning curves (`Curve`) and shortcut curves (`Short
                "by thirds of the run (95 % intervals over tasks)", "runs/tiny-agent/measure-train/rates.json",
                (("seed 0, bonus 0.1", "runs/tiny-agent/grpo-s0"), ("seed 1, bonus 0.1", "runs/tiny-agent/grpo-s1"),
                 ("seed 0's order, bonus 0", "runs/tiny-agent/grpo-b0"), ("seed 0's order, bonus 0.3", "runs/tiny-agent/grpo-b3"))),
+    AdapterShift("grpo-adapter-shift", "GRPO's weight update per layer, as a share of the warm start's own "
+                 "(tiny-agent: 60 SFT steps at 7e-4)", "adapters/tiny-agent",
+                 (("seed 0's order, bonus 0.3, lr 5e-5, step 30", "runs/tiny-agent/grpo-b3/kept/step-30"),)),
 ]
 
 def result_paths(root: str | Path, res: Result) -> dict[str, Path]:
