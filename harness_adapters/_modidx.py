@@ -1552,6 +1552,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                            'harness_adapters/serving.py'),
                                           'harness_adapters.serving.pick_device': ( 'serving.html#pick_device',
                                                                                     'harness_adapters/serving.py'),
+                                          'harness_adapters.serving.refuse_gpu_settings': ( 'serving.html#refuse_gpu_settings',
+                                                                                            'harness_adapters/serving.py'),
                                           'harness_adapters.serving.replica_gpus': ( 'serving.html#replica_gpus',
                                                                                      'harness_adapters/serving.py'),
                                           'harness_adapters.serving.serve': ('serving.html#serve', 'harness_adapters/serving.py'),

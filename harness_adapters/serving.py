@@ -16,11 +16,11 @@ from .models import model_path, fixed_chat_template
 from .routing import check_replicas
 
 # %% auto #0
-__all__ = ['SYSTEM_NEEDS', 'parse_gpus', 'parse_lora_modules', 'ServerConfig', 'check_gpu_settings', 'free_port', 'pick_device',
-           'server_cores', 'server_command', 'ServerError', 'log_tail', 'die_with_parent', 'VLLMServer', 'slot_modules',
-           'system_packages', 'missing_system_needs', 'AdapterError', 'check_adapter', 'new_adapter', 'AdapterRegistry',
-           'visible_gpus', 'split_gpus', 'replica_gpus', 'Replicas', 'GPULayout', 'gpu_layout', 'use_gpus',
-           'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
+__all__ = ['SYSTEM_NEEDS', 'parse_gpus', 'parse_lora_modules', 'ServerConfig', 'refuse_gpu_settings', 'check_gpu_settings',
+           'free_port', 'pick_device', 'server_cores', 'server_command', 'ServerError', 'log_tail', 'die_with_parent',
+           'VLLMServer', 'slot_modules', 'system_packages', 'missing_system_needs', 'AdapterError', 'check_adapter',
+           'new_adapter', 'AdapterRegistry', 'visible_gpus', 'split_gpus', 'replica_gpus', 'Replicas', 'GPULayout',
+           'gpu_layout', 'use_gpus', 'Completion', 'parse_completion', 'complete', 'serve', 'serve_cli']
 
 # %% ../nbs/02_serving.ipynb #4a025951
 def parse_gpus(gpus, # `"0,1"`, `0`, `(0, 1)`, or None
@@ -113,13 +113,18 @@ class ServerConfig:
             if not self.cpu_cores or set(self.cpu_cores) - free:
                 raise ValueError(f"cpu_cores must name cores this process may use ({sorted(free)}), got {self.cpu_cores}")
 
+def refuse_gpu_settings(gpus: tuple[int, ...] | None, # the GPUs named, if any
+                        tensor_parallel: int,          # GPUs a server
+                        why: str,                      # why the server runs on the CPU, for the error
+                       ) -> None:
+    "A `ValueError` naming `gpus` and `tensor_parallel` where they are set, for a server that runs on the CPU (the one home of that error)."
+    asked = [f"gpus={gpus}"] * (gpus is not None) + [f"tensor_parallel={tensor_parallel}"] * (tensor_parallel > 1)
+    if asked: raise ValueError(f"{' and '.join(asked)} place a server on GPUs, but this one runs on the CPU ({why}): leave them unset on a CPU")
+
 def check_gpu_settings(cfg: ServerConfig, device: str, # `cpu` or `cuda`: where the server runs
                       ) -> None:
-    "A `ValueError` naming `gpus` and `tensor_parallel` when `cfg` sets them for a server that runs on the CPU."
-    asked = [f"gpus={cfg.gpus}"] * (cfg.gpus is not None) + [f"tensor_parallel={cfg.tensor_parallel}"] * (cfg.tensor_parallel > 1)
-    if device == "cpu" and asked:
-        why = "device='cpu'" if cfg.device == "cpu" else "torch sees no GPU here"
-        raise ValueError(f"{' and '.join(asked)} place a server on GPUs, but this one runs on the CPU ({why}): leave them unset on a CPU")
+    "`refuse_gpu_settings` for `cfg`'s settings when its server runs on the CPU."
+    if device == "cpu": refuse_gpu_settings(cfg.gpus, cfg.tensor_parallel, "device='cpu'" if cfg.device == "cpu" else "torch sees no GPU here")
 
 
 # %% ../nbs/02_serving.ipynb #11d52bfd
@@ -555,8 +560,7 @@ def gpu_layout(model: str | ModelPreset,              # the preset served (its `
     if tp < 1 or int(replicas) < 1: raise ValueError(f"tensor_parallel and replicas must be at least 1, got {tp} and {replicas}")
     gpus, visible = parse_gpus(gpus), visible_gpus() if visible is None else tuple(visible)
     if not visible:
-        if gpus is not None or tp > 1:
-            raise ValueError(f"gpus={gpus} and tensor_parallel={tp} place servers on GPUs, but this process sees none: leave them unset on a CPU")
+        refuse_gpu_settings(gpus, tp, "this process sees no GPU")
         return GPULayout(None, ())
     if gpus is not None and (unseen := [g for g in gpus if g not in visible]):
         raise ValueError(f"gpus names {','.join(map(str, unseen))}, which this process does not see (it sees {','.join(map(str, visible))})")
