@@ -11,14 +11,15 @@ from .cards import card_policy, read_card
 from .config import LOCAL_RUNS, get_preset, is_local_run, ModelPreset, ModelWeightsMissing
 from .harnesses import get_harness
 from .models import model_path
-from .runs import CONFIG, EVENTS, GROUPS, METRICS, STEP_DIR, checkpoint_roots, checkpoint_steps, read_config
+from .runs import (CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, STEP_DIR, CommittedRun, check_not_record,
+                                   checkpoint_roots, checkpoint_steps, read_config)
 from .serving import AdapterError, check_adapter
 
 
 # %% auto #0
-__all__ = ['KEPT', 'RECORD_FILES', 'ADAPTER_FILES', 'CheckpointError', 'NoCheckpoints', 'Checkpoint', 'read_checkpoint',
-           'find_checkpoints', 'no_checkpoints_message', 'validate_checkpoints', 'KeepError', 'keep_plan', 'keep_run',
-           'keep_cli']
+__all__ = ['KEPT', 'RECORD_FILES', 'ADAPTER_FILES', 'STATE_NEEDED', 'CheckpointError', 'NoCheckpoints', 'Checkpoint',
+           'read_checkpoint', 'find_checkpoints', 'no_checkpoints_message', 'validate_checkpoints', 'KeepError',
+           'keep_plan', 'keep_run', 'keep_cli', 'restore_plan', 'restore_run', 'restore_cli']
 
 # %% ../nbs/10f_checkpoints.ipynb #45857f9a
 KEPT = "kept"   # a committed run's copies of the checkpoints its evaluations name (`keep_run`)
@@ -133,6 +134,7 @@ def _check_tensors(ckpts: list[Checkpoint], p: ModelPreset) -> None:
 # %% ../nbs/10f_checkpoints.ipynb #faa222ab
 RECORD_FILES = (CONFIG, METRICS, GROUPS, "verdicts.csv", EVENTS)       # what a trainer folder keeps besides adapters
 ADAPTER_FILES = ("adapter_config.json", "adapter_model.safetensors", "card.json", "README.md")
+STATE_NEEDED = ("trainer_state.json", "optimizer.pt")   # transformers' names: without them a checkpoint cannot be resumed
 
 class KeepError(ValueError):
     "A run cannot be kept as asked; the message names what is wrong and nothing has been written."
@@ -148,9 +150,11 @@ def _steps_of(root: Path, steps) -> list[int]:
 
 def keep_plan(run_dir: str | os.PathLike,  # a run folder (it holds config.json)
               out: str | os.PathLike,      # the committed folder to keep it in
-              steps: str | list = "last"   # `last`, `all`, or a list of checkpoint steps
+              steps: str | list = "last",  # `last`, `all`, or a list of checkpoint steps
+              state: bool = False,         # also each kept step's training state, so the run resumes from it elsewhere
              ) -> list[tuple[Path, Path]]:
-    "The (source, destination) pairs `keep_run` copies: each trainer folder's record files and the adapters at `steps`."
+    """The (source, destination) pairs `keep_run` copies: each trainer folder's record files and the adapters at
+    `steps`; with `state`, every other file of those checkpoints too (optimizer, scheduler, random state)."""
     run_dir, out = Path(run_dir), Path(out)
     if not (run_dir / CONFIG).is_file(): raise KeepError(f"{run_dir} is not a run folder: it has no {CONFIG}")
     if is_local_run(out):
@@ -164,37 +168,109 @@ def keep_plan(run_dir: str | os.PathLike,  # a run folder (it holds config.json)
             if lost := [f for f in ADAPTER_FILES[:2] if not (src / f).is_file()]:
                 raise KeepError(f"checkpoint {src} has no {' or '.join(lost)}: not a complete adapter")
             dest = out / root.parent.relative_to(run_dir) / KEPT / src.name
-            pairs += [(src / f, dest / f) for f in ADAPTER_FILES if (src / f).is_file()]
+            files = [f for f in ADAPTER_FILES if (src / f).is_file()]
+            if state:
+                if lost := [f for f in STATE_NEEDED if not (src / f).is_file()]:
+                    raise KeepError(f"checkpoint {src} has no {' or '.join(lost)}: it cannot be resumed, so its state cannot be kept")
+                files += sorted(f.name for f in src.iterdir() if f.is_file() and f.name not in ADAPTER_FILES)
+            pairs += [(src / f, dest / f) for f in files]
     return pairs
 
-def keep_run(run_dir: str | os.PathLike, out: str | os.PathLike, steps: str | list = "last") -> list[tuple[Path, bool]]:
-    "Copy the run's record files and the adapters at `steps` into `out`; returns each destination and whether it was written."
-    pairs = keep_plan(run_dir, out, steps)
-    if clash := [d for s, d in pairs if d.exists() and not filecmp.cmp(s, d, shallow=False)]:
+def _run_id(d: Path) -> str | None:
+    return read_config(d).get("run_id") if (d / CONFIG).is_file() else None
+
+def _copy(s: Path, d: Path) -> None:
+    "`s` to `d` through a temporary name and a rename: `d` is the old file or the whole new one, never a part."
+    d.parent.mkdir(parents=True, exist_ok=True)
+    tmp = d.with_name(f".{d.name}.tmp"); shutil.copyfile(s, tmp); os.replace(tmp, d)
+
+def keep_run(run_dir: str | os.PathLike, out: str | os.PathLike, steps: str | list = "last",
+             state: bool = False) -> list[tuple[Path, bool]]:
+    """Copy the run's record files and the adapters at `steps` (with `state`, their training state too) into `out`;
+    returns each destination and whether it was written. The record files of a later state of the same run (its
+    `run_id`) replace the kept ones; a kept checkpoint file never changes."""
+    pairs = keep_plan(run_dir, out, steps, state)
+    same_run = _run_id(Path(run_dir)) is not None and _run_id(Path(run_dir)) == _run_id(Path(out))
+    changed = [d for s, d in pairs if d.exists() and not filecmp.cmp(s, d, shallow=False)]
+    if clash := [d for d in changed if not (same_run and d.parent.parent.name != KEPT)]:
         raise KeepError(f"{len(clash)} file(s) already kept in {out} differ from the run's (another run, or a later state "
                         f"of this one?): {', '.join(map(str, clash[:4]))}. Keep it in another folder, or remove them first.")
     done = []
     for s, d in pairs:
-        new = not d.exists()
-        if new:
-            d.parent.mkdir(parents=True, exist_ok=True)
-            tmp = d.with_name(f".{d.name}.tmp"); shutil.copyfile(s, tmp); os.replace(tmp, d)
+        new = not d.exists() or d in changed
+        if new: _copy(s, d)
         done.append((d, new))
     for d in dict.fromkeys(d.parent for d, _ in done if d.parent.parent.name == KEPT): read_checkpoint(d)
     return done
 
 # %% ../nbs/10f_checkpoints.ipynb #4c705f94
 def keep_cli(argv: list[str] | None = None) -> int:
-    "`harness-adapters keep RUN_DIR OUT [--steps last|all|10,20,30]`: a run's record files and chosen adapters, into a committed folder."
+    "`harness-adapters keep RUN_DIR OUT [--steps last|all|10,20,30] [--state]`: a run's record files and chosen adapters, into a committed folder."
     ap = argparse.ArgumentParser(prog="harness-adapters keep", description=keep_cli.__doc__)
     ap.add_argument("run_dir", help="the run folder (runs/local/<run>)")
     ap.add_argument("out", help="the committed folder to keep it in (runs/<model>/<run>)")
     ap.add_argument("--steps", default="last", help="which checkpoints' adapters: last (default), all, or steps such as 10,20,30")
+    ap.add_argument("--state", action="store_true",
+                    help="also their training state (optimizer, scheduler, random state), so `harness-adapters restore` can resume the run elsewhere")
     a = ap.parse_args(argv)
     steps = a.steps if a.steps in ("last", "all") else [int(s) for s in a.steps.split(",")]
-    try: done = keep_run(a.run_dir, a.out, steps)
+    try: done = keep_run(a.run_dir, a.out, steps, a.state)
     except KeepError as e: print(f"keep: {e}", file=sys.stderr); return 2
     for d, new in done: print(f"{'wrote' if new else 'same '} {d} ({d.stat().st_size / 1e6:.1f} MB)")
     kept = sorted({str(d.parent) for d, _ in done if d.parent.parent.name == KEPT})
     print(f"{sum(new for _, new in done)} of {len(done)} files written; evaluate with " + " ".join(f"--checkpoint {k}" for k in kept))
+    return 0
+
+# %% ../nbs/10f_checkpoints.ipynb #4ed43c87
+def restore_plan(kept: str | os.PathLike,     # a kept run (`keep_run --state`)
+                 run_dir: str | os.PathLike,  # the run folder to write (`runs/local/<run>`)
+                ) -> list[tuple[Path, Path]]:
+    "The (source, destination) pairs `restore_run` copies: record files, and each kept step with training state as a checkpoint."
+    kept, run_dir = Path(kept), Path(run_dir)
+    if not (kept / CONFIG).is_file(): raise KeepError(f"{kept} is not a kept run: it has no {CONFIG}")
+    if (run_dir / CONFIG).exists(): raise KeepError(f"{run_dir} already holds a run ({run_dir / CONFIG}): resume it as it is, or restore into another folder")
+    try: check_not_record(run_dir)
+    except CommittedRun as e: raise KeepError(str(e)) from None
+    trainers = [t for t in [kept, *sorted(k.parent for k in kept.glob(f"*/{KEPT}"))] if (t / KEPT).is_dir()]
+    pairs = [(t / f, run_dir / t.relative_to(kept) / f) for t in dict.fromkeys([kept, *trainers]) for f in RECORD_FILES if (t / f).is_file()]
+    for t in trainers:
+        steps = [s for s in checkpoint_steps(t / KEPT) if all((t / KEPT / f"step-{s}" / f).is_file() for f in STATE_NEEDED)]
+        if not steps:
+            raise KeepError(f"{t / KEPT} keeps no training state (no step-<n>/ with {' and '.join(STATE_NEEDED)}): the run can be "
+                            "evaluated from it but not resumed; keep a checkpoint with `keep --state` to resume it elsewhere")
+        for s in steps:
+            src = t / KEPT / f"step-{s}"
+            if (got := json.loads((src / "trainer_state.json").read_text()).get("global_step")) != s:
+                raise KeepError(f"{src}/trainer_state.json is at step {got}, not {s}: not this checkpoint's state")
+            pairs += [(f, run_dir / t.relative_to(kept) / CHECKPOINTS / src.name / f.name) for f in sorted(src.iterdir()) if f.is_file()]
+    return pairs
+
+def restore_run(kept: str | os.PathLike, run_dir: str | os.PathLike) -> list[Path]:
+    "Write the run folder `run_dir` from the kept run `kept` (`restore_plan`); returns what it wrote, `config.json` last."
+    pairs = restore_plan(kept, run_dir)
+    steps = dict.fromkeys(d.parent for _, d in pairs if d.parent.parent.name == CHECKPOINTS)
+    for final in steps:
+        staging = final.with_name(f".staging-{final.name}")
+        shutil.rmtree(staging, ignore_errors=True)             # a restore that stopped part-way
+        staging.mkdir(parents=True)
+        for s, d in pairs:
+            if d.parent == final: shutil.copyfile(s, staging / d.name)
+        if final.exists(): shutil.rmtree(final)                # written whole by that restore, before its config.json
+        os.rename(staging, final)
+    records = sorted((p for p in pairs if p[1].parent not in steps), key=lambda p: p[1].name == CONFIG)
+    for s, d in records: _copy(s, d)
+    return [d for _, d in pairs if d.parent in steps] + [d for _, d in records]
+
+# %% ../nbs/10f_checkpoints.ipynb #d5333969
+def restore_cli(argv: list[str] | None = None) -> int:
+    "`harness-adapters restore KEPT RUN_DIR`: a kept run (`keep --state`) put back as a run folder that training resumes."
+    ap = argparse.ArgumentParser(prog="harness-adapters restore", description=restore_cli.__doc__)
+    ap.add_argument("kept", help="the kept run (runs/<model>/<run>), kept with --state")
+    ap.add_argument("run_dir", help="the run folder to write (runs/local/<run>); the training notebook resumes it")
+    a = ap.parse_args(argv)
+    try: wrote = restore_run(a.kept, a.run_dir)
+    except KeepError as e: print(f"restore: {e}", file=sys.stderr); return 2
+    steps = sorted({int(p.parent.name.split("-")[1]) for p in wrote if p.parent.parent.name == CHECKPOINTS})
+    print(f"wrote {len(wrote)} files into {a.run_dir}: checkpoints at step {', '.join(map(str, steps))}; the train notebook "
+          f"with -p run_dir {a.run_dir} (and the settings in its {CONFIG}) resumes from step {steps[-1]}")
     return 0

@@ -22,7 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("harness_adapters.dashboard:report_cli", "write a run's figures and standalone HTML report"),
     "envs": ("harness_adapters.envbuilder:envs_cli", "build verifiable tasks from agent trajectories"),
     "sft": ("harness_adapters.sft:sft_cli", "train a LoRA adapter on saved agent sessions (supervised)"),
-    "keep": ("harness_adapters.checkpoints:keep_cli", "copy a run's record files and chosen adapters into a committed folder under runs/"),
+    "keep": ("harness_adapters.checkpoints:keep_cli", "copy a run's record files and chosen adapters (--state: and training state) into a committed folder under runs/"),
+    "restore": ("harness_adapters.checkpoints:restore_cli", "put a run kept with --state back as a run folder that training resumes"),
     "results": ("harness_adapters.results:results_cli", "write (or --check) the result tables of the README and docs/ from the sessions under runs/"),
 }
 

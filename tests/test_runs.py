@@ -90,3 +90,6 @@ def test_kept_adapter_is_the_one_its_card_names(kept):
     c = read_checkpoint(kept)
     assert c.arm == f"{kept.parent.parent.name}/{kept.name}" and c.preset and c.harness, c
     assert file_sha256(kept / "adapter_model.safetensors") == c.card["adapter"]["sha256"], f"{kept}: not the adapter its card names"
+    if (kept / "trainer_state.json").exists():   # kept with --state: a run resumes from it (`harness-adapters restore`)
+        assert json.loads((kept / "trainer_state.json").read_text())["global_step"] == c.step, f"{kept}: another step's state"
+        assert (kept / "optimizer.pt").is_file(), f"{kept}: training state without the optimizer's"

@@ -399,6 +399,24 @@ def test_checkpoint_and_resume_offline(tiny_dir, tmp_path):
     assert o2["state"], "optimizer state saved"
 
 
+def test_resume_on_another_machine_offline(tiny_dir, tmp_path):
+    """A run kept with its state (`keep --state`), restored into a new folder (`restore`) and resumed there reaches the
+    same step-3 adapter, byte for byte, as the run resumed where it trained: the state carries everything."""
+    from harness_adapters.cards import file_sha256, run_card
+    from harness_adapters.checkpoints import keep_run, restore_run
+    card = run_card("tiny", "pi", run_id="moved")
+    first, kept, moved = tmp_path / "runs/local/first", tmp_path / "runs/tiny/moved", tmp_path / "runs/local/moved"
+    first.mkdir(parents=True); (first / "config.json").write_text(json.dumps({"run_id": "moved-1"}))
+    offline_trainer(tiny_dir, first, 2, card).train()
+    keep_run(first, kept, [2], state=True)
+    restore_run(kept, moved)
+    for d in (first, moved):
+        offline_trainer(tiny_dir, d, 3, card).train(resume_from_checkpoint=str(last_checkpoint(d / "checkpoints")))
+    assert [x["step"] for x in read_jsonl(moved / "metrics.jsonl")] == [1, 2, 3]
+    a, b = (file_sha256(d / "checkpoints/step-3/adapter_model.safetensors") for d in (first, moved))
+    assert a == b, "the restored run trained another step 3 than the run itself"
+
+
 def test_tracking_read_back_and_resume(tiny_dir, tmp_path):
     """Two steps with report_to trackio and TensorBoard, read back with each one's own reader under the recipe's names at
     the trainer's steps; killed after step 2 with its checkpoint lost, the run resumes from step 1 and continues the
