@@ -49,6 +49,16 @@ class HarnessRolloutWorker:
         self._heartbeat, self._error, self._failures, self._oversize_groups = time.time(), None, 0, 0
         self._lock = threading.Lock()
         self.groups_done, self.in_flight = 0, 0     # groups finished; rollouts running now
+        self.first_task, self.tasks_ended = 0, 0    # where in `tasks` this worker began; groups ended since (done or failed)
+
+    def start_at(self, n: int) -> None:
+        "Begin at the `n`-th task of the order (a resumed run goes on where its checkpoint was, not at the first task)."
+        self.first_task, self._next = int(n), itertools.count(int(n))
+
+    @property
+    def position(self) -> int:
+        "The order's index a run resumed now would begin at: every group that ended is behind it, those running are not."
+        return self.first_task + self.tasks_ended
 
     # -- RolloutWorkerProtocol --
     def start(self) -> None:
@@ -98,7 +108,7 @@ def _run_one(self: HarnessRolloutWorker) -> int:
         with self._model_lease() as model:
             results = self.run_group(task, self.cfg.rollouts_per_task, model)
     finally:
-        with self._lock: self.in_flight -= self.cfg.rollouts_per_task
+        with self._lock: self.in_flight -= self.cfg.rollouts_per_task; self.tasks_ended += 1
     if len(results) != self.cfg.rollouts_per_task:
         raise RuntimeError(f"run_group returned {len(results)} rollouts, expected {self.cfg.rollouts_per_task}")
     if len({r.group_id for r in results}) != 1:
@@ -284,18 +294,22 @@ def _save_checkpoint(self: HarnessGRPOTrainer, model, trial) -> None:
     try: super(HarnessGRPOTrainer, self)._save_checkpoint(model, trial)
     finally: self.args.output_dir = out
     folder = staging / f"checkpoint-{step}"
-    (folder / ADAPTER_STATE).write_text(json.dumps({"step": step, "model_version": self.model_version,
-                                                    "adapter_name": self._lora_name}))
+    (folder / ADAPTER_STATE).write_text(json.dumps({"step": step, "model_version": self.model_version, "adapter_name": self._lora_name,
+                                                    "next_task": getattr(self.rollout_worker, "position", None)}))
     if self.card: write_card(folder, self.card, step, self.model_version)
     os.rename(folder, final)
     shutil.rmtree(staging, ignore_errors=True)
 
 def _inner_training_loop(self: HarnessGRPOTrainer, *args, **kwargs):
-    "TRL's loop, after restoring the adapter version of the checkpoint resumed from (TRL does so only for its own worker)."
+    """TRL's loop, after restoring the adapter version of the checkpoint resumed from (TRL does so only for its own
+    worker) and the place in the task order (older checkpoints, which did not record it, begin at the first task)."""
     ckpt = kwargs.get("resume_from_checkpoint")
     if ckpt is not None and (Path(ckpt) / ADAPTER_STATE).exists():
-        self.model_version = int(json.loads((Path(ckpt) / ADAPTER_STATE).read_text())["model_version"])
-        if self.rollout_worker: self.rollout_worker.update_model_version(self.model_version)
+        st = json.loads((Path(ckpt) / ADAPTER_STATE).read_text())
+        self.model_version = int(st["model_version"])
+        if self.rollout_worker:
+            self.rollout_worker.update_model_version(self.model_version)
+            if st.get("next_task") is not None and hasattr(self.rollout_worker, "start_at"): self.rollout_worker.start_at(st["next_task"])
     return super(HarnessGRPOTrainer, self)._inner_training_loop(*args, **kwargs)
 
 HarnessGRPOTrainer._save_checkpoint, HarnessGRPOTrainer._inner_training_loop = _save_checkpoint, _inner_training_loop

@@ -408,6 +408,7 @@ def test_resume_on_another_machine_offline(tiny_dir, tmp_path):
     first, kept, moved = tmp_path / "runs/local/first", tmp_path / "runs/tiny/moved", tmp_path / "runs/local/moved"
     first.mkdir(parents=True); (first / "config.json").write_text(json.dumps({"run_id": "moved-1"}))
     offline_trainer(tiny_dir, first, 2, card).train()
+    assert json.loads((first / "checkpoints/step-2/adapter_state.json").read_text())["next_task"] > 0   # resumes past the head of its order
     keep_run(first, kept, [2], state=True)
     restore_run(kept, moved)
     for d in (first, moved):
