@@ -11,8 +11,8 @@ from .cards import card_policy, read_card
 from .config import LOCAL_RUNS, get_preset, is_local_run, ModelPreset, ModelWeightsMissing
 from .harnesses import get_harness
 from .models import model_path
-from .runs import (CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, STEP_DIR, CommittedRun, check_not_record,
-                                   checkpoint_roots, checkpoint_steps, read_config)
+from .runs import CHECKPOINTS, CONFIG, EVENTS, GROUPS, METRICS, STEP_DIR, CommittedRun, check_not_record
+from .runs import checkpoint_roots, checkpoint_steps, read_config
 from .serving import AdapterError, check_adapter
 
 
