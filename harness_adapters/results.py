@@ -470,10 +470,12 @@ CURVES: list = [     # the learning curves (`Curve`) and shortcut curves (`Short
     TrainTrend("grpo-train-trend", "GRPO from tiny-agent: each training group against the warm start on the same task, "
                "by thirds of the run (95 % intervals over tasks)", "runs/tiny-agent/measure-train/rates.json",
                (("seed 0, bonus 0.1", "runs/tiny-agent/grpo-s0"), ("seed 1, bonus 0.1", "runs/tiny-agent/grpo-s1"),
-                ("seed 0's order, bonus 0", "runs/tiny-agent/grpo-b0"), ("seed 0's order, bonus 0.3", "runs/tiny-agent/grpo-b3"))),
-    AdapterShift("grpo-adapter-shift", "GRPO's weight update per layer, as a share of the warm start's own "
-                 "(tiny-agent: 60 SFT steps at 7e-4)", "adapters/tiny-agent",
-                 (("seed 0's order, bonus 0.3, lr 5e-5, step 30", "runs/tiny-agent/grpo-b3/kept/step-30"),)),
+                ("seed 0's order, bonus 0", "runs/tiny-agent/grpo-b0"), ("seed 0's order, bonus 0.3", "runs/tiny-agent/grpo-b3"),
+                ("seed 0, bonus 0.1, lr 2.5e-4", "runs/tiny-agent/grpo-lr25"))),
+    AdapterShift("grpo-adapter-shift", "GRPO's weight update per layer, as a share of the warm start's "
+                 "own (60 SFT steps)", "adapters/tiny-agent",
+                 (("seed 0's order, bonus 0.3, lr 5e-5, step 30", "runs/tiny-agent/grpo-b3/kept/step-30"),
+                  ("seed 0, bonus 0.1, lr 2.5e-4, step 30", "runs/tiny-agent/grpo-lr25/kept/step-30"))),
 ]
 
 def result_paths(root: str | Path, res: Result) -> dict[str, Path]:
