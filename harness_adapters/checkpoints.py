@@ -190,7 +190,8 @@ def keep_run(run_dir: str | os.PathLike, out: str | os.PathLike, steps: str | li
     returns each destination and whether it was written. The record files of a later state of the same run (its
     `run_id`) replace the kept ones; a kept checkpoint file never changes."""
     pairs = keep_plan(run_dir, out, steps, state)
-    same_run = _run_id(Path(run_dir)) is not None and _run_id(Path(run_dir)) == _run_id(Path(out))
+    rid = _run_id(Path(run_dir))
+    same_run = rid is not None and rid == _run_id(Path(out))
     changed = [d for s, d in pairs if d.exists() and not filecmp.cmp(s, d, shallow=False)]
     if clash := [d for d in changed if not (same_run and d.parent.parent.name != KEPT)]:
         raise KeepError(f"{len(clash)} file(s) already kept in {out} differ from the run's (another run, or a later state "
@@ -270,7 +271,7 @@ def restore_cli(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try: wrote = restore_run(a.kept, a.run_dir)
     except KeepError as e: print(f"restore: {e}", file=sys.stderr); return 2
-    steps = sorted({int(p.parent.name.split("-")[1]) for p in wrote if p.parent.parent.name == CHECKPOINTS})
+    steps = sorted({s for root in checkpoint_roots(a.run_dir) for s in checkpoint_steps(root)})
     print(f"wrote {len(wrote)} files into {a.run_dir}: checkpoints at step {', '.join(map(str, steps))}; the train notebook "
           f"with -p run_dir {a.run_dir} (and the settings in its {CONFIG}) resumes from step {steps[-1]}")
     return 0

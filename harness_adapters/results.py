@@ -416,7 +416,7 @@ def shift_figure(c: AdapterShift, df: pd.DataFrame):
     from matplotlib.figure import Figure   # lazy, as above
     fig = Figure(figsize=(7, 4)); ax = fig.subplots()
     for label, g in df.groupby("series", sort=False):
-        per = g[g.layer != "all"]
+        per = g[g.layer.str.isdigit()]                       # numbered layers (not `all`, `other`)
         ax.plot(per.layer.astype(int), per.ratio, marker="o", ms=3, label=f"{label} (whole model {g[g.layer == 'all'].ratio.iloc[0]:.3f})")
     ax.set_xlabel("layer"); ax.set_ylabel(f"‖update‖ / ‖{Path(c.reference).name}'s update‖"); ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3); ax.legend(fontsize=8); fig.suptitle(c.title, fontsize=10); fig.tight_layout()
