@@ -329,7 +329,8 @@ METRIC_KEYS = {   # metrics.jsonl name <- TRL's log key
     "rollout/dropped_stale": "rollout/dropped_stale_total", "rollout/oversize": "rollout/oversize_total", "rollout/errored": "rollout/errored_total",
     "rollout/dropped_groups": "rollout/dropped_groups_total", "rollout/prefix_breaks": "rollout/breaks_total",
     "rollout/groups_queued": "rollout/groups_total", "sample/dropped_stale": "sample/dropped_stale_total",
-    "sample/staleness_mean": "sample/staleness_mean", "train/group_solve_rate": "rollout/group_solve_rate",
+    "sample/staleness_mean": "sample/staleness_mean", "sample/queue_size": "sample/rollout_queue_size",   # samples waiting (a full queue: trainer-bound)
+    "train/group_solve_rate": "rollout/group_solve_rate",
     "time/generation_wait_s": "perf/rollout_wait_s", "time/forward_backward_s": "perf/fwd_bwd_s",
     "time/optimizer_s": "perf/optimizer_s", "time/sync_s": "perf/weight_sync_s", "time/step_s": "perf/step_s",
 }

@@ -91,6 +91,10 @@ class RunConfig:
             (`int | None`): `None` keeps the preset's (with `RUN_DEFAULTS` for the model on top). `max_tokens` and
             `session_timeout_s` reach the harness sessions through `session_preset`. A `RUN_DEFAULTS` token budget may
             depend on the harness (`budget(harness)` gives each trainer's).
+        max_queued_samples (`int | None`): the worker starts no new group while this many samples wait for the trainer;
+            `None`: `TrainerConfig`'s (256, no bound in practice). Where the trainer is slower than generation (a CPU
+            shared by both) samples wait in the queue past `max_staleness` and are dropped unused; a bound of about one
+            step's samples makes the worker wait instead.
 
     Resolved once: `None`s become the preset's values here, and `trainer_config(harness)` turns the run into each
     trainer's `TrainerConfig`, which validates the trainer's settings (`bonus_weight`, `rollouts_per_task`,
@@ -110,6 +114,7 @@ class RunConfig:
     checkpoint_every: int | None = None
     rollouts_per_task: int | None = None
     groups_in_flight: int | None = None
+    max_queued_samples: int | None = None
     micro_batches: int | None = None
     token_budget: int | None = None
     max_tokens: int | None = None
@@ -141,6 +146,7 @@ class RunConfig:
                          groups_in_flight=max(1, p.sessions // p.rollouts_per_task), micro_batches=p.micro_batches,
                          max_tokens=p.max_tokens, session_timeout_s=p.session_timeout_s).items():
             if getattr(self, k) is None and not isinstance(d.get(k), dict): setattr(self, k, d.get(k, v))
+        if self.max_queued_samples is None: self.max_queued_samples = TrainerConfig.max_queued_samples
         self.gpus, self.lora_modules = parse_gpus(self.gpus), parse_lora_modules(self.lora_modules)
         check_settings(self)                                  # the resolved values, by the rules in config.SETTINGS
         if self.gpus is not None: split_gpus(self.replicas, self.tensor_parallel or p.tensor_parallel, self.gpus)   # enough of them
@@ -178,7 +184,8 @@ class RunConfig:
         "`harness`'s trainer settings in this run, every value resolved (the adapter is served under the harness's name)."
         return TrainerConfig(harness, adapter_name=harness, bonus_weight=self.bonus_weight,
                              rollouts_per_task=self.rollouts_per_task, max_staleness=self.preset.max_staleness,
-                             groups_in_flight=self.groups_in_flight, token_budget=self.budget(harness))
+                             groups_in_flight=self.groups_in_flight, max_queued_samples=self.max_queued_samples,
+                             token_budget=self.budget(harness))
 
     def server_settings(self) -> dict:
         """The `ServerConfig` settings the run's server starts with (`rollouts.serving_stack` takes them): LoRA slots for
