@@ -27,9 +27,9 @@ from .serving import Replicas, ServerConfig, VLLMServer
 
 # %% auto #0
 __all__ = ['PACKS', 'TurnTokens', 'Rollout', 'rollout_to_dict', 'rollout_from_dict', 'extends', 'count_prefix_breaks',
-           'fetch_turns', 'declare_context', 'turn_tokens', 'session_facts', 'session_trajectory', 'run_rollout',
-           'lost_rollout', 'submit_rollout', 'run_on', 'run_group', 'run_many', 'save_rollout', 'start_proxy', 'Stack',
-           'serving_stack', 'rollout_cli', 'measure_solve_rates', 'solve_record', 'measure_cli']
+           'fetch_turns', 'task_context', 'declare_context', 'turn_tokens', 'session_facts', 'session_trajectory',
+           'run_rollout', 'lost_rollout', 'submit_rollout', 'run_on', 'run_group', 'run_many', 'save_rollout',
+           'start_proxy', 'Stack', 'serving_stack', 'rollout_cli', 'measure_solve_rates', 'solve_record', 'measure_cli']
 
 # %% ../nbs/09_rollouts.ipynb #b8c2339e
 @dataclass(slots=True)
@@ -100,10 +100,17 @@ def fetch_turns(proxy_url: str, session: str, forget: bool = True, token: str | 
     r.raise_for_status()
     return r.json()
 
+def task_context(task: Task, workdir: str = "/workspace") -> TaskContext:
+    """What a rollout tells the guard of `task`'s sandbox: the agent's folder is its own, and a planted answer file
+    (`Task.shortcut`) with its lines is the answer's (`effects.task_answer`: a read that would print one is blocked)."""
+    f = Path(task.environment_dir) / task.shortcut if task.shortcut else None
+    if f is None or not f.is_file(): return TaskContext(own=(workdir,))
+    return TaskContext(own=(workdir,), answers=(f"{workdir.rstrip('/')}/{task.shortcut}",), answer_lines=tuple(f.read_text().splitlines()))
+
 def declare_context(proxy_url: str, session: str, context: TaskContext, token: str | None = None):
     """Tell the proxy the task context of `session` before it starts: the folders that are the agent's own, the files
-    that are the verifier's (`effects.TaskContext`); forgotten with the session's turns."""
-    r = httpx.put(f"{proxy_url}/safeagents/sessions/{session}/context", json={"own": list(context.own), "verifier": list(context.verifier)},
+    that are the verifier's and those that hold the answer (`effects.TaskContext`); forgotten with the session's turns."""
+    r = httpx.put(f"{proxy_url}/safeagents/sessions/{session}/context", json=context.to_dict(),
                   timeout=30, headers={ADMIN_HEADER: token or admin_token()})
     r.raise_for_status()
 
@@ -170,7 +177,7 @@ def run_rollout(task: Task | str, harness: str, proxy_url: str, model: str, *, p
         sb = backend.create(cfg)
         # the agent's folder is its own (a `tests/` or `reward.txt` it writes there is its work): a Harbor task's verifier
         # files are mounted at /tests and /logs/verifier for the verifier's run only, where the effect rules guard them
-        declare_context(proxy_url, session, TaskContext(own=(cfg.workdir,)), token=token)
+        declare_context(proxy_url, session, task_context(task, cfg.workdir), token=token)
         spec = SessionSpec(f"{sandbox_url(proxy_url)}/s/{session}/v1", model, task.instruction, max_turns=preset.agent_steps,
                            lean=preset.is_local if lean is None else lean, context_window=preset.max_model_len,
                            max_tokens=preset.max_tokens, tools=tuple(tools or preset.pi_tools),

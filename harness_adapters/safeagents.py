@@ -573,8 +573,8 @@ async def turns_endpoint(st:ProxyState, req:Request, session) -> Response:
     return JSONResponse({"session": session, "turns": turns, "steps": steps})
 
 async def context_endpoint(st:ProxyState, req:Request, session) -> Response:
-    """PUT `{"own": [paths], "verifier": [paths]}`: the task context of `session` (`effects.TaskContext`), which folders
-    are the agent's own and which files the verifier's; DELETE: forgotten. Both need the admin token, so that an
+    """PUT `{"own": [paths], "verifier": [paths], "answers": [paths]}`: the task context of `session` (`effects.TaskContext`),
+    which folders are the agent's own, which files the verifier's and which hold the answer; DELETE: forgotten. Both need the admin token, so that an
     agent cannot declare its own."""
     if not _is_admin(st, req):
         return error(403, f"a session's task context is the rollout's to declare: send the proxy's admin token in the {ADMIN_HEADER} header", "permission_error")
@@ -585,7 +585,7 @@ async def context_endpoint(st:ProxyState, req:Request, session) -> Response:
     try: ctx = TaskContext.from_dict(body)
     except ValueError as e: return error(400, str(e), "invalid_request_error")
     st.guard.set_context(session, ctx)
-    return JSONResponse({"session": session, "context": {"own": list(ctx.own), "verifier": list(ctx.verifier)}})
+    return JSONResponse({"session": session, "context": ctx.to_dict()})
 
 def make_app(cfg:ProxyConfig) -> Starlette:
     "The safeagents ASGI app for `cfg`; with several upstreams, they are checked first to be replicas of one model."

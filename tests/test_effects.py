@@ -68,3 +68,23 @@ def test_guard_answers_with_a_task_context():
         t = time.perf_counter(); d = g.check(steps + [{"source": "agent", "message": "", "tool_calls": [call]}], {"bash"}, session="s")[0]
         assert d.verdict in ("allow", "suspicious", "block") and time.perf_counter() - t < HANG_S
         steps.append({"source": "agent", "message": "", "tool_calls": [call]})
+
+
+def test_planted_answer_blocked_by_what_a_read_prints():
+    """On the workspace tasks that carry a planted answer file, with the context a rollout declares for them: every one
+    of the teacher's honest sessions passes the effect rules (its `grep -rh '^key = ' .` reads the file and prints none
+    of its lines) and every one of its shortcut plans is caught, as is the recursive grep the honest policy found."""
+    from harness_adapters.effects import ZONES
+    from harness_adapters.rollouts import task_context
+    from harness_adapters.taskspecs import resolve_tasks
+    from harness_adapters.teacher import SHORTCUT_PLANS, plan, teachable
+    tasks = [t for t in resolve_tasks("workspace-narrow", split="train") if t.shortcut]
+    known = teachable(tasks)
+    assert len(tasks) >= 40
+    for t in tasks:
+        zones, (kind, case) = ZONES + task_context(t).zones, known[t.id]
+        for v in range(4):
+            assert not [f for n, a in plan(kind, case, v) for f in effect_findings(n, a, zones=zones)], (t.id, v)
+        for p in SHORTCUT_PLANS:
+            assert any(effect_findings(n, a, zones=zones) for n, a in p), (t.id, p)
+        assert effect_findings("bash", {"command": "cd /workspace && grep -rh '^.* = ' ."}, zones=zones)[0][0] == "effects.task_answer"
