@@ -462,7 +462,7 @@ class TaskContext:
         """The verifier's files the context lists as a zone (a write to them, however spelled, is a write to the verifier),
         and its answer files as another (a read of one, or of a folder holding one, reads the answer)."""
         return ((Zone("task_verifier", self.verifier, "write", "critical", "writes to the task's own tests or reward files"),) if self.verifier else ()) + \
-               ((Zone("task_answer", self.answers, "read", "high", "reads the file that holds the task's answer", files=True,
+               ((Zone("task_answer", self.answers, "read", "high", "reads a file the task keeps from the agent", files=True,
                       lines=self.answer_lines),) if self.answers else ())
 
 CONTEXT_KEYS = ("own", "verifier", "answers", "answer_lines")   # a context's JSON keys, in `TaskContext`'s field order
