@@ -11,10 +11,10 @@ from tree_sitter import Language, Parser
 
 # %% auto #0
 __all__ = ['EFFECTS_VERSION', 'ZONES', 'EFFECTS_PLUGIN', 'HOME_RE', 'CMD_READS', 'CMD_WRITES', 'INTERP_CODE', 'SHELLS',
-           'WRITE_CODE', 'PATH_LITERAL', 'SEARCHES', 'SEARCH_VALUE_FLAGS', 'SHELL_TOOLS', 'WRITE_TOOLS', 'READ_TOOLS',
-           'CREDENTIAL_COMMANDS', 'SITE_DIRS', 'SITE_HOOK', 'CONTEXT_KEYS', 'CONTEXT_RULES', 'TESTLIKE', 'Op',
-           'RuleSpec', 'Zone', 'zones', 'norm', 'in_zone', 'parse', 'shell_ops', 'call_ops', 'effect_findings',
-           'Memory', 'remember', 'with_call', 'recalled', 'TaskContext', 'own_work']
+           'WRITE_CODE', 'PATH_LITERAL', 'SEARCHES', 'SEARCH_VALUE_FLAGS', 'FIND_NAMES', 'SHELL_TOOLS', 'WRITE_TOOLS',
+           'READ_TOOLS', 'CREDENTIAL_COMMANDS', 'SITE_DIRS', 'SITE_HOOK', 'CONTEXT_KEYS', 'CONTEXT_RULES', 'TESTLIKE',
+           'Op', 'RuleSpec', 'Zone', 'zones', 'norm', 'in_zone', 'parse', 'find_names', 'listed', 'shell_ops',
+           'call_ops', 'effect_findings', 'Memory', 'remember', 'with_call', 'recalled', 'TaskContext', 'own_work']
 
 # %% ../nbs/04d_effects.ipynb #03abd139
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class Op:
     path: str     # normalised, absolute where it could be made so
     tree: bool = False   # every file under `path` (a recursive grep, `rg`, `find -exec cat {}`), not the path alone
     prints: object = field(default=None, compare=False, repr=False)   # a search's filter, `line -> bool`: the lines it prints (None: any)
+    names: tuple = ()    # (a tree) only the files whose name matches one of these globs, or whose path for one with a `/` (`find -name`, `-path`)
 
 @dataclass(frozen=True)
 class RuleSpec:
@@ -92,12 +93,24 @@ def _glob_match(root: str, path: str) -> bool:
     if len(p) < len(r): return False
     return all(fnmatch.fnmatchcase(pc, rc) or fnmatch.fnmatchcase(rc, pc) for pc, rc in zip(p, r))
 
-def in_zone(path: str, zone: Zone, tree: bool = False) -> bool:
-    "Whether normalised `path` lies in `zone`; with `tree` (every file under `path` is read), whether part of the zone lies under it."
+def _named(root: str, names: tuple, is_file: bool) -> bool:
+    "Whether a tree read filtered by `names` (`Op.names`) may reach `root`: a file by its name or path, a folder by what may lie in it."
+    if not names: return True
+    for n in names:
+        if "/" in n and (fnmatch.fnmatchcase(root, n) or fnmatch.fnmatchcase(f"{root}/{n.rsplit('/', 1)[1]}", n)): return True
+        if "/" not in n and (not is_file or fnmatch.fnmatchcase(posixpath.basename(root), n)): return True
+    return False
+
+def in_zone(path: str, zone: Zone, tree: bool = False, names: tuple = ()) -> bool:
+    """Whether normalised `path` lies in `zone`; with `tree` (every file under `path` is read, or those `names` match),
+    whether part of the zone lies under it."""
     if any(path == o or path.startswith(o + "/") for o in zone.outside): return False
     depth = lambda p: len(p.strip("/").split("/"))
-    if any(_glob_match(root, path) and not (zone.files and depth(path) > depth(root)) for root in zone.roots): return True
-    return tree and any(path == "/" or _glob_match(path, root) for root in zone.roots)
+    if any(_glob_match(root, path) and not (zone.files and depth(path) > depth(root)) and (not tree or _named(root, names, zone.files))
+           for root in zone.roots): return True
+    # a root anywhere in the tree (`*/site-packages`) lies under every folder by its spelling, not by what the folder holds
+    return tree and any((path == "/" or _glob_match(path, root)) and _named(root, names, zone.files)
+                        for root in zone.roots if not root.startswith("*/"))
 
 # %% ../nbs/04d_effects.ipynb #6e1a2a08
 _PARSER = Parser(Language(tree_sitter_bash.language()))
@@ -202,6 +215,26 @@ def _search_filter(base: str, pats: list, flags: set):
     except re.error: return None
     return lambda line: any(r.search(line) for r in regs)
 
+FIND_NAMES = ("-name", "-iname", "-path", "-ipath", "-wholename")
+
+def find_names(args: list[str]) -> tuple:
+    "The name and path globs a `find` keeps files by (`Op.names`); `()` (every file) when any is negated or there are none."
+    if any(a in ("!", "-not") for a in args): return ()
+    return tuple(args[i + 1] for i, a in enumerate(args[:-1]) if a in FIND_NAMES)
+
+def listed(words: list[str], cwd: str) -> tuple[str, tuple] | None:
+    """The files a command lists, one a line, as `(folder, names)`: every file under the folder that `names` keeps (a
+    `find`, an `ls`, a recursive search's `-l`); None for a command whose output is not known to be file names."""
+    if not words: return None
+    base, args = posixpath.basename(words[0]), words[1:]
+    paths = [a for a in args if not a.startswith(("-", "(", ")", "!"))]
+    if base == "find": return norm(paths[0] if paths else ".", cwd), find_names(args)
+    if base == "ls": return norm(paths[-1] if paths else ".", cwd), ()
+    if base in SEARCHES and any(re.fullmatch(r"-[A-Za-z]*l[A-Za-z]*", a) or a == "--files-with-matches" for a in args):
+        tree = [o for o in _search_ops(base, args, cwd) if o.tree]
+        return (tree[0].path, ()) if tree else None
+    return None
+
 def _command_ops(name: str, args: list[str], cwd: str) -> list[Op]:
     "What command `name` does to its arguments."
     base, ops = posixpath.basename(name), []
@@ -263,6 +296,13 @@ def shell_ops(command: str, cwd: str = "/workspace") -> list[Op]:
                 elif vals[0] in ("xargs", "sudo", "env", "nohup", "time", "nice", "timeout", "exec", "command", "builtin"):
                     rest = [v for v in vals[1:] if not re.fullmatch(r"-\w+|\w+=.*|\d+[smh]?", v)]
                     if rest: ops.extend(_command_ops(rest[0], rest[1:], state["cwd"]))
+                    prev = node.prev_named_sibling if node.parent is not None and node.parent.type == "pipeline" else None
+                    if prev is not None and prev.type == "redirected_statement": prev = prev.child_by_field_name("body")   # `find ... 2>/dev/null |`
+                    if rest and vals[0] == "xargs" and prev is not None and prev.type == "command" \
+                            and (got := listed([_word(w.child(0) if w.type == "command_name" else w, src, env) for w in prev.children
+                                                if w.type not in ("variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect")], state["cwd"])):
+                        start, names = got   # `find ... | xargs cat`: the listed files are its arguments, every one under the folder
+                        ops.extend(Op(o.access, o.path, True, o.prints, names) for o in _command_ops(rest[0], rest[1:] + [start], state["cwd"]) if o.path == start)
                 else:
                     if vals[0].startswith(("/", "./", "../", "~")): ops.append(Op("exec", norm(vals[0], state["cwd"])))   # a program run by its path
                     ops.extend(_command_ops(vals[0], vals[1:], state["cwd"]))
@@ -271,7 +311,8 @@ def shell_ops(command: str, cwd: str = "/workspace") -> list[Op]:
                         # `{}` is each file found under the start: what the command does to it, it does to every file there
                         start = next((v for v in vals[1:] if not v.startswith(("-", "(", ")", "!"))), ".")
                         i = vals.index(sub); rest = [start if v == "{}" else v for v in vals[i + 1:] if v not in (";", "+", "\\;")]
-                        if rest: ops.extend(Op(o.access, o.path, o.tree or o.path == norm(start, state["cwd"]), o.prints)
+                        found = lambda o: o.path == norm(start, state["cwd"])   # an operation on `{}`: on each file the find keeps
+                        if rest: ops.extend(Op(o.access, o.path, o.tree or found(o), o.prints, find_names(vals[1:i]) if found(o) else o.names)
                                             for o in _command_ops(rest[0], rest[1:] or [start], state["cwd"]))
             for c in node.children:
                 if c.type in ("command_substitution", "process_substitution"): walk(c)
@@ -336,7 +377,7 @@ def effect_findings(name: str, args: dict, cwd: str = "/workspace", zones=ZONES,
         for z in zones:
             harmful = op.access == "write" if z.access == "write" else op.access in ("read", "exec")
             shown = not z.lines or op.prints is None or any(op.prints(l) for l in z.lines)   # a search printing none of the zone's lines
-            if harmful and shown and z.name not in seen and in_zone(op.path, z, op.tree):
+            if harmful and shown and z.name not in seen and in_zone(op.path, z, op.tree, op.names):
                 seen.add(z.name); out.append((f"effects.{z.name}", z.severity, f"{z.title}: {op.access} `{op.path}`{' and all under it' if op.tree else ''}"))
     cmd, names = args.get("command") if isinstance(args, dict) else None, {z.name for z in zones}
     if isinstance(cmd, str) and "credentials" in names - seen and CREDENTIAL_COMMANDS.search(cmd):
@@ -414,7 +455,7 @@ def recalled(ops: list[Op], mem: Memory | None, depth: int = 2) -> list[Op]:
     if mem is None or not (mem.links or mem.texts): return ops
     out = []
     for op in ops:
-        if (to := _through_links(op.path, mem.links)) != op.path: out.append(op); op = Op(op.access, to, op.tree, op.prints)
+        if (to := _through_links(op.path, mem.links)) != op.path: out.append(op); op = Op(op.access, to, op.tree, op.prints, op.names)
         out.append(op)
         text = mem.texts.get(op.path) if op.access == "exec" and depth else None
         if text is not None:
