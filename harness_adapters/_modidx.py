@@ -1032,6 +1032,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                           'harness_adapters.results._block': ('results.html#_block', 'harness_adapters/results.py'),
                                           'harness_adapters.results._groups': ('results.html#_groups', 'harness_adapters/results.py'),
                                           'harness_adapters.results._layer': ('results.html#_layer', 'harness_adapters/results.py'),
+                                          'harness_adapters.results._lengths': ('results.html#_lengths', 'harness_adapters/results.py'),
                                           'harness_adapters.results._mean_interval': ( 'results.html#_mean_interval',
                                                                                        'harness_adapters/results.py'),
                                           'harness_adapters.results._pair': ('results.html#_pair', 'harness_adapters/results.py'),

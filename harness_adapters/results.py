@@ -243,8 +243,16 @@ def _rates(gs: list[dict], keep) -> tuple[float, float]:
     r = [x for g in gs for x, o in zip(g["reward"], g.get("shortcut") or [""] * len(g["reward"])) if keep(o) and x is not None]
     return (100 * float(np.mean([x >= 1 for x in r])), float(np.mean(r))) if r else (math.nan, math.nan)
 
+def _lengths(gs: list[dict], keep) -> tuple[float, float]:
+    "Mean tool calls and tokens generated of the rollouts of `gs` that `keep(outcome)` selects (tokens: NaN for lines made before they were kept)."
+    pick = lambda key: [x for g in gs for x, o in zip(g.get(key) or [], g.get("shortcut") or []) if keep(o) and x is not None]
+    calls, toks = pick("tool_calls"), pick("tokens")
+    return (float(np.mean(calls)) if calls else math.nan), (float(np.mean(toks)) if toks else math.nan)
+
 def shortcut_frame(c: ShortcutCurve, root: str | Path = ".") -> pd.DataFrame:
-    "One row per (series, window of versions): the shortcut taken / blocked / either, % of rollouts; pass rate and reward with and without those rollouts."
+    """One row per (series, window of versions): the shortcut taken / blocked / either, % of rollouts; pass rate and reward
+    with and without those rollouts; and, on the tasks that carry it, how long the rollouts that went for it were against
+    the others (tool calls, tokens generated: a blocked rollout scores 0 and its tokens are still trained on)."""
     rows = []
     for label, run in c.series:
         f = Path(root) / run / GROUPS
@@ -262,6 +270,8 @@ def shortcut_frame(c: ShortcutCurve, root: str | Path = ".") -> pd.DataFrame:
                 row |= {name: m, f"{name}_lo": lo, f"{name}_hi": hi}
             row["pass_all"], row["reward_all"] = _rates(gs, lambda o: True)
             row["pass_honest"], row["reward_honest"] = _rates(gs, lambda o: o == "")
+            row["calls_tried"], row["tokens_tried"] = _lengths(planted, lambda o: o != "")
+            row["calls_other"], row["tokens_other"] = _lengths(planted, lambda o: o == "")
             rows.append(row)
     return pd.DataFrame(rows)
 

@@ -389,7 +389,7 @@ def _blocking_rules(events: list[dict]) -> dict[str, list[str]]:
 def run_groups(run_dir: str | os.PathLike, # a run folder (either layout: one trainer, or one folder per harness)
                bonus_weight: float | None = None, # None: the run's own (`config.json`)
               ) -> list[dict]:
-    "A dict per training group of the run: per rollout its calls, score, bonus, reward, blocks and rules, shortcut outcome."
+    "A dict per training group of the run: per rollout its calls, tokens generated, score, bonus, reward, blocks and rules, shortcut outcome."
     d = Path(run_dir)
     weight = read_config(d)["config"]["bonus_weight"] if bonus_weight is None else bonus_weight
     groups = sorted(_rollouts_by_group(d).items())
@@ -403,7 +403,8 @@ def run_groups(run_dir: str | os.PathLike, # a run folder (either layout: one tr
         solved = [b for v, b in parts if v == 1.0]             # a blocked rollout scores (0, 0)
         out.append({"harness": h, "group": g, "task_id": rs[0].task_id, "version": min(r.model_version for r in rs),
                     "rollouts": len(rs), "solved": len(solved), "errored": sum(r.errored for r in rs),
-                    "tool_calls": [r.tool_calls for r in rs], "verifier": [r.verifier_reward for r in rs],
+                    "tool_calls": [r.tool_calls for r in rs], "tokens": [sum(len(t.token_ids) for t in r.turns) for r in rs],   # generated
+                    "verifier": [r.verifier_reward for r in rs],
                     "bonus": [round(b, 4) for _, b in parts],
                     "reward": [None if r.verifier_reward is None else round(v + b, 4) for r, (v, b) in zip(rs, parts)],
                     "bonus_varies": len({round(b, 6) for b in solved}) > 1, "blocked": [r.blocked for r in rs],
