@@ -205,9 +205,10 @@ def _bre(p: str) -> str:
 
 def _search_filter(base: str, pats: list, flags: set):
     """Which lines a search prints, `line -> bool`, from its patterns and flags; None when it may print any line (a pattern
-    from a file, `-v`, one that does not compile). File names or counts only (`-l`, `-L`, `-c`, `-q`): no line."""
+    from a file, `-v`, a POSIX class `[[:digit:]]`, one that does not compile). File names or counts only (`-l`, `-L`,
+    `-c`, `-q`): no line."""
     if flags & {"l", "L", "c", "q", "--files-with-matches", "--files-without-match", "--count", "--quiet", "--files"}: return lambda line: False
-    if "v" in flags or "--invert-match" in flags or not pats or None in pats: return None
+    if "v" in flags or "--invert-match" in flags or not pats or None in pats or any("[:" in p for p in pats): return None
     fixed = "F" in flags or base == "fgrep" or "--fixed-strings" in flags
     ere = base in ("egrep", "rg", "ag") or "E" in flags or "P" in flags or "--extended-regexp" in flags
     how = re.I if flags & {"i", "--ignore-case"} or (base in ("rg", "ag") and "S" in flags) else 0
