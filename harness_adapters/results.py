@@ -322,7 +322,8 @@ class TrainTrend:
     name: str            # `runs/results/<name>.csv` and `figures/<name>.png`
     title: str
     rates: str           # the warm start's measured rates (`measure --out`'s `rates.json`)
-    series: tuple        # (label, training record folder holding `groups.jsonl`) pairs
+    series: tuple        # (label, training record folder holding `groups.jsonl`[, last adapter version read]): a run still
+                         # going on is read up to the version its reading was fixed at, never part-way to its end
     parts: int = 3
 
     def frame(self, root: str | Path = ".") -> pd.DataFrame: return trend_frame(self, root)
@@ -339,8 +340,8 @@ TREND = {"solve": ("excess", 100), "calls": ("calls_excess", 1)}   # column: (pe
 def trend_frame(c: TrainTrend, root: str | Path = ".") -> pd.DataFrame:
     "One row per (series, span of versions), then its `last-first` row: pass rate (points) and tool calls against the tasks' measured ones."
     rates, rows = json.loads((Path(root) / c.rates).read_text()), []
-    for label, run in c.series:
-        lines = sorted(read_jsonl(Path(root) / run / GROUPS), key=lambda g: g["version"])
+    for label, run, *upto in c.series:
+        lines = sorted((g for g in read_jsonl(Path(root) / run / GROUPS) if not upto or g["version"] <= upto[0]), key=lambda g: g["version"])
         if missing := sorted({g["task_id"] for g in lines} - set(rates)):
             raise ValueError(f"{run}: {len(missing)} task(s) not in {c.rates} ({', '.join(missing[:3])}): the rates are not the run's")
         cuts = np.array_split(np.arange(len(lines)), c.parts)
@@ -481,7 +482,8 @@ CURVES: list = [     # the learning curves (`Curve`) and shortcut curves (`Short
                "by thirds of the run (95 % intervals over tasks)", "runs/tiny-agent/measure-train/rates.json",
                (("seed 0, bonus 0.1", "runs/tiny-agent/grpo-s0"), ("seed 1, bonus 0.1", "runs/tiny-agent/grpo-s1"),
                 ("seed 0's order, bonus 0", "runs/tiny-agent/grpo-b0"), ("seed 0's order, bonus 0.3", "runs/tiny-agent/grpo-b3"),
-                ("seed 0, bonus 0.1, lr 2.5e-4", "runs/tiny-agent/grpo-lr25"))),
+                ("seed 0, bonus 0.1, lr 2.5e-4", "runs/tiny-agent/grpo-lr25", 31))),   # its 30 steps (versions 1-31): its
+                # continuation to 90 steps is read when it ends, by thirds of the whole run (runs/tiny-agent/RECORD.md)
     AdapterShift("grpo-adapter-shift", "GRPO's weight update per layer, as a share of the warm start's "
                  "own (60 SFT steps)", "adapters/tiny-agent",
                  (("seed 0's order, bonus 0.3, lr 5e-5, step 30", "runs/tiny-agent/grpo-b3/kept/step-30"),
