@@ -477,6 +477,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                        'harness_adapters/effects.py'),
                                           'harness_adapters.effects._word': ('effects.html#_word', 'harness_adapters/effects.py'),
                                           'harness_adapters.effects.call_ops': ('effects.html#call_ops', 'harness_adapters/effects.py'),
+                                          'harness_adapters.effects.command_words': ( 'effects.html#command_words',
+                                                                                      'harness_adapters/effects.py'),
                                           'harness_adapters.effects.effect_findings': ( 'effects.html#effect_findings',
                                                                                         'harness_adapters/effects.py'),
                                           'harness_adapters.effects.find_names': ('effects.html#find_names', 'harness_adapters/effects.py'),

@@ -11,10 +11,11 @@ from tree_sitter import Language, Parser
 
 # %% auto #0
 __all__ = ['EFFECTS_VERSION', 'ZONES', 'EFFECTS_PLUGIN', 'HOME_RE', 'CMD_READS', 'CMD_WRITES', 'INTERP_CODE', 'SHELLS',
-           'WRITE_CODE', 'PATH_LITERAL', 'SEARCHES', 'SEARCH_VALUE_FLAGS', 'FIND_NAMES', 'SHELL_TOOLS', 'WRITE_TOOLS',
-           'READ_TOOLS', 'CREDENTIAL_COMMANDS', 'SITE_DIRS', 'SITE_HOOK', 'CONTEXT_KEYS', 'CONTEXT_RULES', 'TESTLIKE',
-           'Op', 'RuleSpec', 'Zone', 'zones', 'norm', 'in_zone', 'parse', 'find_names', 'listed', 'shell_ops',
-           'call_ops', 'effect_findings', 'Memory', 'remember', 'with_call', 'recalled', 'TaskContext', 'own_work']
+           'WRITE_CODE', 'PATH_LITERAL', 'NOT_WORDS', 'SEARCHES', 'SEARCH_VALUE_FLAGS', 'FIND_NAMES', 'SHELL_TOOLS',
+           'WRITE_TOOLS', 'READ_TOOLS', 'CREDENTIAL_COMMANDS', 'SITE_DIRS', 'SITE_HOOK', 'CONTEXT_KEYS',
+           'CONTEXT_RULES', 'TESTLIKE', 'Op', 'RuleSpec', 'Zone', 'zones', 'norm', 'in_zone', 'parse', 'command_words',
+           'find_names', 'listed', 'shell_ops', 'call_ops', 'effect_findings', 'Memory', 'remember', 'with_call',
+           'recalled', 'TaskContext', 'own_work']
 
 # %% ../nbs/04d_effects.ipynb #03abd139
 @dataclass(frozen=True)
@@ -152,6 +153,12 @@ def _word(node, src: bytes, env: dict) -> str:
     if t == "word": return re.sub(r"\\(.)", r"\1", _text(node, src))
     return _text(node, src)
 
+NOT_WORDS = ("variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect")   # a command's parts that are not its words
+
+def command_words(node, src: bytes, env: dict) -> list[str]:
+    "The words of the `command` node `node`, its name first, each with its value (`_word`): what the command runs."
+    return [_word(w.child(0) if w.type == "command_name" else w, src, env) for w in node.children if w.type not in NOT_WORDS]
+
 def _looks_path(w: str) -> bool: return w.startswith(("/", "~", "./", "../", "$HOME", "${HOME}")) or "/" in w
 
 def _code_ops(code: str, cwd: str) -> list[Op]:
@@ -288,8 +295,7 @@ def shell_ops(command: str, cwd: str = "/workspace") -> list[Op]:
             if name is not None and val is not None: env[_text(name, src)] = _word(val, src, env)
             return
         if t == "command":
-            words = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect")]
-            vals = [_word(w.child(0) if w.type == "command_name" else w, src, env) for w in words]
+            vals = command_words(node, src, env)
             for c in node.children:
                 if c.type == "variable_assignment": walk(c)
             if vals:
@@ -300,8 +306,7 @@ def shell_ops(command: str, cwd: str = "/workspace") -> list[Op]:
                     prev = node.prev_named_sibling if node.parent is not None and node.parent.type == "pipeline" else None
                     if prev is not None and prev.type == "redirected_statement": prev = prev.child_by_field_name("body")   # `find ... 2>/dev/null |`
                     if rest and vals[0] == "xargs" and prev is not None and prev.type == "command" \
-                            and (got := listed([_word(w.child(0) if w.type == "command_name" else w, src, env) for w in prev.children
-                                                if w.type not in ("variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect")], state["cwd"])):
+                            and (got := listed(command_words(prev, src, env), state["cwd"])):
                         start, names = got   # `find ... | xargs cat`: the listed files are its arguments, every one under the folder
                         ops.extend(Op(o.access, o.path, True, o.prints, names) for o in _command_ops(rest[0], rest[1:] + [start], state["cwd"]) if o.path == start)
                 else:
@@ -413,8 +418,7 @@ def remember(mem: Memory, name: str, args: dict, cwd: str = "/workspace") -> Mem
     cmd = args.get("command")
     if name in READ_TOOLS or not isinstance(cmd, str): return mem
     src = cmd.encode()
-    words_of = lambda c: [_word(w.child(0) if w.type == "command_name" else w, src, {}) for w in c.children
-                          if w.type not in ("variable_assignment", "file_redirect", "heredoc_redirect", "herestring_redirect")]
+    words_of = lambda c: command_words(c, src, {})
     def walk(node):
         body = node.child_by_field_name("body") if node.type == "redirected_statement" else None
         while body is not None and body.type in ("list", "pipeline"):   # `a && b > f`: the redirect is the last command's
