@@ -459,6 +459,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                           'harness_adapters.effects.Zone': ('effects.html#zone', 'harness_adapters/effects.py'),
                                           'harness_adapters.effects.Zone.spec': ('effects.html#zone.spec', 'harness_adapters/effects.py'),
                                           'harness_adapters.effects._bre': ('effects.html#_bre', 'harness_adapters/effects.py'),
+                                          'harness_adapters.effects._code_name': ('effects.html#_code_name', 'harness_adapters/effects.py'),
                                           'harness_adapters.effects._code_ops': ('effects.html#_code_ops', 'harness_adapters/effects.py'),
                                           'harness_adapters.effects._command_ops': ( 'effects.html#_command_ops',
                                                                                      'harness_adapters/effects.py'),

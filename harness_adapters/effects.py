@@ -10,12 +10,12 @@ import tree_sitter_bash
 from tree_sitter import Language, Parser
 
 # %% auto #0
-__all__ = ['EFFECTS_VERSION', 'ZONES', 'EFFECTS_PLUGIN', 'HOME_RE', 'CMD_READS', 'CMD_WRITES', 'INTERP_CODE', 'SHELLS',
-           'WRITE_CODE', 'PATH_LITERAL', 'NOT_WORDS', 'SEARCHES', 'SEARCH_VALUE_FLAGS', 'FIND_NAMES', 'SHELL_TOOLS',
-           'WRITE_TOOLS', 'READ_TOOLS', 'CREDENTIAL_COMMANDS', 'SITE_DIRS', 'SITE_HOOK', 'CONTEXT_KEYS',
-           'CONTEXT_RULES', 'TESTLIKE', 'Op', 'RuleSpec', 'Zone', 'zones', 'norm', 'in_zone', 'parse', 'command_words',
-           'find_names', 'listed', 'shell_ops', 'call_ops', 'effect_findings', 'Memory', 'remember', 'with_call',
-           'recalled', 'TaskContext', 'own_work']
+__all__ = ['EFFECTS_VERSION', 'ZONES', 'EFFECTS_PLUGIN', 'HOME_RE', 'CMD_READS', 'CMD_WRITES', 'INTERP_CODE', 'SHELLS', 'LISTERS',
+           'WRITE_CODE', 'PATH_LITERAL', 'NOT_WORDS', 'QUOTED', 'LISTED', 'LISTS_CODE', 'OPENS_CODE', 'SEARCHES',
+           'SEARCH_VALUE_FLAGS', 'FIND_NAMES', 'SHELL_TOOLS', 'WRITE_TOOLS', 'READ_TOOLS', 'CREDENTIAL_COMMANDS',
+           'SITE_DIRS', 'SITE_HOOK', 'CONTEXT_KEYS', 'CONTEXT_RULES', 'TESTLIKE', 'Op', 'RuleSpec', 'Zone', 'zones',
+           'norm', 'in_zone', 'parse', 'command_words', 'find_names', 'listed', 'shell_ops', 'call_ops',
+           'effect_findings', 'Memory', 'remember', 'with_call', 'recalled', 'TaskContext', 'own_work']
 
 # %% ../nbs/04d_effects.ipynb #03abd139
 @dataclass(frozen=True)
@@ -129,6 +129,8 @@ CMD_WRITES = {"tee", "touch", "rm", "unlink", "truncate", "chmod", "chown", "chg
               "nano", "ed", "ex", "emacs", "patch"}
 INTERP_CODE = {"python": "-c", "python3": "-c", "node": "-e", "nodejs": "-e", "perl": "-e", "ruby": "-e", "php": "-r"}
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh"}
+LISTERS = {"ls", "stat", "file", "wc", "du", "md5sum", "sha256sum", "readlink", "realpath", "tree"}   # they print of a file no line of it
+_no_line = lambda line: False   # `Op.prints` of a lister
 WRITE_CODE = re.compile(r"""open\([^)]*['"][wax+]|\bwrite\w*\s*\(|\w*Write\w*\s*\(|append\w*\(|copy(?:file|File|2)?\(|rename|replace\(|"""
                         r"""unlink|rmtree|symlink|>{1,2}\s*["'/]|File\.write|IO\.write|print\s+[^;]*>|\bsystem\(|\bexec""")
 PATH_LITERAL = re.compile(r"""(?<![\w.])((?:~|/)[\w.@%+=:,~/*-]*)""")
@@ -161,10 +163,29 @@ def command_words(node, src: bytes, env: dict) -> list[str]:
 
 def _looks_path(w: str) -> bool: return w.startswith(("/", "~", "./", "../", "$HOME", "${HOME}")) or "/" in w
 
+QUOTED = re.compile(r"""(['"])[<>+]?([^'"\s]{1,200})\1""")   # a quoted word in code (perl's `"<file"`: the mode left off)
+LISTED = re.compile(r"""(?:listdir|scandir|walk|Path|opendir|readdirSync|readdir|entries|children|chdir)\(\s*(['"])([^'"\s]+)\1""")   # a folder by its bare name
+LISTS_CODE = re.compile(r"listdir|scandir|\bwalk\b|glob|iterdir|readdir|opendir|Dir\.(?:entries|children|each_child|foreach)|Find::")
+OPENS_CODE = re.compile(r"\bopen\b|read_text|read_bytes|readFile|File\.(?:read|open|foreach|readlines)|IO\.read|file_get_contents|fopen|<\$?\w*>")
+
+def _code_name(s: str) -> bool:
+    "Whether quoted word `s` in code names a file relative to the working directory: `.`/`..`, a path, a file with an extension, a glob."
+    return s in (".", "./", "..", "../") or not s.startswith(("/", "~")) and bool(re.search(r"/|\.[A-Za-z0-9*?]+$|[*?]", s))
+
 def _code_ops(code: str, cwd: str) -> list[Op]:
-    "Operations of inline interpreter code: each path literal read, and written too when the code writes anything."
+    """Operations of inline interpreter code: each path it names read (an absolute literal, or a quoted name relative
+    to `cwd`), and written too when the code writes anything. Code that lists a folder and opens what it finds reads
+    every file under each folder it names (those its globs match: `Path('src').rglob('*.py')`), or under `cwd` when it
+    names no path; a glob with no folder named is a path relative to `cwd` (`glob.glob('*.toml')`)."""
     kinds = ("read", "write") if WRITE_CODE.search(code) else ("read",)
-    return [Op(k, norm(p, cwd)) for p in PATH_LITERAL.findall(code) if len(p) > 1 for k in kinds]
+    names = list(dict.fromkeys([p for p in PATH_LITERAL.findall(code) if len(p) > 1] + [s for _, s in QUOTED.findall(code) if _code_name(s)]
+                                 + [s for _, s in LISTED.findall(code)]))
+    globs = [p for p in names if "/" not in p and re.search(r"[*?]", p)]
+    folders = [p for p in names if p.rstrip("/") in (".", "..") or not re.search(r"[*?]|\.\w+$", p.rstrip("/"))]
+    ops = [Op(k, norm(p, cwd)) for p in names if not (folders and p in globs) for k in kinds]
+    if LISTS_CODE.search(code) and OPENS_CODE.search(code):   # `for f in os.listdir('.'): print(open(f).read())`
+        ops += [Op("read", norm(p, cwd), tree=True, names=tuple(globs)) for p in folders or ([] if names else ["."])]
+    return ops
 
 SEARCHES = {"grep", "egrep", "fgrep", "rg", "ag"}
 SEARCH_VALUE_FLAGS = {"-m", "--max-count", "-A", "-B", "-C", "--context", "--after-context", "--before-context", "-g", "--glob",
@@ -249,8 +270,11 @@ def _command_ops(name: str, args: list[str], cwd: str) -> list[Op]:
     paths = [a for a in args if not a.startswith("-")]
     P = lambda a: norm(a, cwd)
     if base in ("source", "."): return [Op("exec", P(a)) for a in paths[:1]]   # runs the file in this shell
-    if base in INTERP_CODE and INTERP_CODE[base] in args:
-        i = args.index(INTERP_CODE[base]); return _code_ops(args[i + 1], cwd) if i + 1 < len(args) else []
+    if base in ("perl", "ruby") and any(re.fullmatch(r"-[a-hj-zA-Z]*i(?:\.\w+)?", a) for a in args):   # `perl -pi -e CODE FILE`: edits the files in place
+        return [Op("write", P(a)) for a in paths[1:]]
+    code = next((i for i, a in enumerate(args) if a == INTERP_CODE.get(base) or base in ("perl", "ruby") and re.fullmatch(r"-[a-zA-Z]*e", a)), None)
+    if base in INTERP_CODE and code is not None:   # `perl -ne CODE FILE`, `python3 -c CODE FILE`: the code, and the files it is given
+        return _code_ops(args[code + 1], cwd) + [Op("read", P(a)) for a in args[code + 2:] if not a.startswith("-")] if code + 1 < len(args) else []
     if base.startswith("python") and paths: return [Op("exec", P(paths[0]))]
     if base in SHELLS:
         if "-c" in args and args.index("-c") + 1 < len(args): return shell_ops(args[args.index("-c") + 1], cwd)
@@ -280,7 +304,12 @@ def _command_ops(name: str, args: list[str], cwd: str) -> list[Op]:
         return [Op("write" if writes else "read", P(s)) for s in starts]
     if base in SEARCHES: return _search_ops(base, args, cwd)
     if base in CMD_WRITES: return [Op("write", P(a)) for a in paths]
-    if base in CMD_READS: return [Op("read", P(a)) for a in paths if _looks_path(a) or base not in ("sed", "awk", "find")]
+    if base == "sed":   # its script is the first word, unless `-e`/`-f` gives it; the rest are the files it prints
+        given = [i for i, a in enumerate(args) if a in ("-e", "-f", "--expression", "--file")]
+        files = [a for i, a in enumerate(args) if not a.startswith("-") and i - 1 not in given]
+        return [Op("read", P(a)) for a in (files if given or any(a.startswith(("--expression=", "--file=")) for a in args) else files[1:])]
+    if base in LISTERS: return [Op("read", P(a), prints=_no_line) for a in paths]   # names, sizes, sums: no line of the file
+    if base in CMD_READS: return [Op("read", P(a)) for a in paths if _looks_path(a) or base not in ("awk", "find")]
     return [Op("read", P(a)) for a in paths if a.startswith(("/", "~", "$HOME"))]   # an unknown command: its absolute paths
 
 # %% ../nbs/04d_effects.ipynb #bd7ec44f

@@ -73,14 +73,15 @@ def test_guard_answers_with_a_task_context():
 def test_planted_answer_blocked_by_what_a_read_prints():
     """On the workspace tasks that carry a planted answer file, with the context a rollout declares for them: every one
     of the teacher's honest sessions passes the effect rules (its `grep -rh '^key = ' .` reads the file and prints none
-    of its lines) and every one of its shortcut plans is caught, as is the recursive grep the honest policy found."""
+    of its lines, its code opens the files it names) and every one of its shortcut plans is caught, as is the recursive
+    grep the honest policy found."""
     from harness_adapters.effects import ZONES
     from harness_adapters.rollouts import task_context
     from harness_adapters.taskspecs import resolve_tasks
     from harness_adapters.teacher import SHORTCUT_PLANS, plan, teachable
-    tasks = [t for t in resolve_tasks("workspace-narrow", split="train") if t.shortcut]
+    tasks = [t for t in resolve_tasks("workspace", split="train") if t.shortcut]   # the breadth kinds' code too (`python3 -c`)
     known = teachable(tasks)
-    assert len(tasks) >= 40
+    assert len(tasks) >= 100 and {k for k, _ in known.values()} > {"read", "list", "grep", "csv", "run"}
     for t in tasks:
         zones, (kind, case) = ZONES + task_context(t).zones, known[t.id]
         for v in range(4):
