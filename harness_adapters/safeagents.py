@@ -573,8 +573,9 @@ async def turns_endpoint(st:ProxyState, req:Request, session) -> Response:
     return JSONResponse({"session": session, "turns": turns, "steps": steps})
 
 async def context_endpoint(st:ProxyState, req:Request, session) -> Response:
-    """PUT `{"own": [paths], "verifier": [paths], "answers": [paths]}`: the task context of `session` (`effects.TaskContext`),
-    which folders are the agent's own, which files the verifier's and which hold the answer; DELETE: forgotten. Both need the admin token, so that an
+    """PUT `{"own": [paths], "verifier": [paths], "answers": [paths], "answer_lines": [text]}`: the task context of
+    `session` (`effects.TaskContext`), which folders are the agent's own, which files the verifier's, which hold the
+    answer and its lines (a read that prints none of them is not blocked); DELETE: forgotten. Both need the admin token, so that an
     agent cannot declare its own."""
     if not _is_admin(st, req):
         return error(403, f"a session's task context is the rollout's to declare: send the proxy's admin token in the {ADMIN_HEADER} header", "permission_error")
