@@ -418,8 +418,9 @@ def shift_frame(c: AdapterShift, root: str | Path = ".") -> pd.DataFrame:
         for layer in layers:
             ms = [m for m in d if layer == "all" or _layer(m) == layer]
             norm, rnorm = math.sqrt(sum(d[m] ** 2 for m in ms)), math.sqrt(sum(ref[m] ** 2 for m in ms))
-            rows.append(dict(series=label, adapter=path, layer=layer, modules=len(ms), norm=norm, reference_norm=rnorm,
-                             ratio=norm / rnorm if rnorm else math.nan))
+            sig = lambda x: float(f"{x:.10g}")   # BLAS sums in an order that varies with its threads: the last digits are noise
+            rows.append(dict(series=label, adapter=path, layer=layer, modules=len(ms), norm=sig(norm), reference_norm=sig(rnorm),
+                             ratio=sig(norm / rnorm) if rnorm else math.nan))
     return pd.DataFrame(rows)
 
 def shift_figure(c: AdapterShift, df: pd.DataFrame):
