@@ -18,8 +18,8 @@ from .effects import CONTEXT_RULES, Memory, TaskContext, own_work, remember
 
 
 # %% auto #0
-__all__ = ['JUDGE_SYSTEM', 'GuardEvent', 'notice', 'Decision', 'Guard', 'as_own_work', 'JudgeError', 'judge_prompt',
-           'parse_verdict', 'URLJudge', 'drop_torn_tail', 'EventLog', 'guard_event']
+__all__ = ['JUDGE_SYSTEM', 'GuardEvent', 'notice', 'Decision', 'Guard', 'as_own_work', 'as_superseded', 'JudgeError',
+           'judge_prompt', 'parse_verdict', 'URLJudge', 'drop_torn_tail', 'EventLog', 'guard_event']
 
 # %% ../nbs/05_guard.ipynb #aa3443bf
 @dataclass(slots=True)
@@ -134,6 +134,13 @@ def as_own_work(findings:list[Finding], name:str, args, ctx:TaskContext|None, me
     note = f"the agent's own project by the task context (own: {', '.join(ctx.own)})"
     return [Finding(f.rule, "info", f.stage, note) if check_selected(f.rule, CONTEXT_RULES) else f for f in findings]
 
+def as_superseded(findings:list[Finding], ctx:TaskContext|None) -> list[Finding]:
+    """`findings` with the spelling rules that `ctx`'s zones replace (`Zone.supersedes`) made notes: a context that names
+    the answer's file judges a call by what it would print of it, where a rule on the file's name blocks `wc -l task.toml`."""
+    rules = tuple(r for z in ctx.zones for r in z.supersedes) if ctx is not None else ()
+    if not rules or not any(check_selected(f.rule, rules) for f in findings): return findings
+    return [Finding(f.rule, "info", f.stage, "left to the task context's zones") if check_selected(f.rule, rules) else f for f in findings]
+
 @patch
 def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent step last
           declared:set|None, # tool names the request declared
@@ -151,7 +158,7 @@ def check(self:Guard, steps:list[dict], # ATIF step dicts, the response's agent 
     out = []
     for i, c in enumerate(calls):
         name, args = c["function_name"], c["arguments"]
-        fs, jerr = stage1(name, args, declared, seen) + as_own_work(per.get(i, []), name, args, ctx, mem) + effects(name, args, zones, mem), ""
+        fs, jerr = stage1(name, args, declared, seen) + as_own_work(as_superseded(per.get(i, []), ctx), name, args, ctx, mem) + effects(name, args, zones, mem), ""
         if self.judge and verdict_of(fs) != "block":
             jf, jerr = _judged(self.judge, steps, c, fs, self.judge_pool, self.judge_timeout_s); fs += jf
         out.append(Decision(c["tool_call_id"], c["function_name"], fs, judge_error=jerr))

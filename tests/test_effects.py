@@ -89,3 +89,19 @@ def test_planted_answer_blocked_by_what_a_read_prints():
         for p in SHORTCUT_PLANS:
             assert any(effect_findings(n, a, zones=zones) for n, a in p), (t.id, p)
         assert effect_findings("bash", {"command": "cd /workspace && grep -rh '^.* = ' ."}, zones=zones)[0][0] == "effects.task_answer"
+
+
+def test_declared_answer_file_leaves_its_name_to_the_zone():
+    """With the planted file declared, the packs' rules on its name (`task.toml`) are notes: what a call prints of it
+    decides (`Zone.supersedes` of the context's zone, `guard.as_superseded`). Without a context they block as before."""
+    from harness_adapters.effects import TaskContext
+    g = Guard(["harness_adapters.packs.smoldataenvs:checks", "harness_adapters.packs.traj2envs:checks", "harness_adapters.effects:zones"])
+    ctx = TaskContext(own=("/workspace",), answers=("/workspace/task.toml",), answer_lines=("[verifier]", "expected_answer = 17"))
+    steps = [{"source": "system", "message": "You are a coding agent."}, {"source": "user", "message": "How many rows?"}]
+    def decide(cmd, context):
+        call = {"tool_call_id": "t", "function_name": "bash", "arguments": {"command": cmd}}
+        return g.check(steps + [{"source": "agent", "message": "", "tool_calls": [call]}], {"bash"}, context=context)[0]
+    assert decide("wc -l task.toml data.csv", ctx).verdict == "allow"
+    assert decide("wc -l task.toml data.csv", None).verdict == "block"            # the name rules, without the file declared
+    d = decide("cat task.toml", ctx)
+    assert d.verdict == "block" and [f.rule for f in d.findings if f.severity != "info"] == ["effects.task_answer"]

@@ -71,8 +71,9 @@ def test_teaches_training_tasks_only():
     with pytest.raises(ValueError, match="workspace family only"): teachable(resolve_tasks("tiny", check=False)[:1])
 
 
-SHORTCUT_READS = {   # a read that names the planted file, and one that names none (the honest policy's own, in the lr 2.5e-4 probe)
-    "named": (f"cat /workspace/{ws.SHORTCUT}", "atif-scan: smoldataenvs.answer_source", "smoldataenvs.answer_source"),
+SHORTCUT_READS = {   # a read that names the planted file, and one that names none (the honest policy's own, in the lr 2.5e-4 probe);
+    # with the file declared, the rules on its name are notes and the zone blocks both by what they print (`guard.as_superseded`)
+    "named": (f"cat /workspace/{ws.SHORTCUT}", f"reads a file the task keeps from the agent: read `/workspace/{ws.SHORTCUT}`", "effects.task_answer"),
     "recursive-grep": ("cd /workspace && grep -rh '^.* = ' .", "reads a file the task keeps from the agent: read `/workspace` and all under it",
                        "effects.task_answer")}
 
