@@ -483,12 +483,14 @@ CURVES: list = [     # the learning curves (`Curve`) and shortcut curves (`Short
                "by thirds of the run (95 % intervals over tasks)", "runs/tiny-agent/measure-train/rates.json",
                (("seed 0, bonus 0.1", "runs/tiny-agent/grpo-s0"), ("seed 1, bonus 0.1", "runs/tiny-agent/grpo-s1"),
                 ("seed 0's order, bonus 0", "runs/tiny-agent/grpo-b0"), ("seed 0's order, bonus 0.3", "runs/tiny-agent/grpo-b3"),
-                ("seed 0, bonus 0.1, lr 2.5e-4", "runs/tiny-agent/grpo-lr25", 31))),   # its 30 steps (versions 1-31): its
-                # continuation to 90 steps is read when it ends, by thirds of the whole run (runs/tiny-agent/RECORD.md)
+                ("seed 0, bonus 0.1, lr 2.5e-4, steps 1-30", "runs/tiny-agent/grpo-lr25", 31),   # the probe as first read (versions 1-31)
+                ("seed 0, bonus 0.1, lr 2.5e-4, 90 steps", "runs/tiny-agent/grpo-lr25"))),   # its continuation, by thirds of the whole run
     AdapterShift("grpo-adapter-shift", "GRPO's weight update per layer, as a share of the warm start's "
                  "own (60 SFT steps)", "adapters/tiny-agent",
                  (("seed 0's order, bonus 0.3, lr 5e-5, step 30", "runs/tiny-agent/grpo-b3/kept/step-30"),
-                  ("seed 0, bonus 0.1, lr 2.5e-4, step 30", "runs/tiny-agent/grpo-lr25/kept/step-30"))),
+                  ("seed 0, bonus 0.1, lr 2.5e-4, step 30", "runs/tiny-agent/grpo-lr25/kept/step-30"),
+                  ("seed 0, bonus 0.1, lr 2.5e-4, step 60", "runs/tiny-agent/grpo-lr25/kept/step-60"),
+                  ("seed 0, bonus 0.1, lr 2.5e-4, step 90", "runs/tiny-agent/grpo-lr25/kept/step-90"))),
 ]
 
 def result_paths(root: str | Path, res: Result) -> dict[str, Path]:
